@@ -1,0 +1,19 @@
+#include "sim/core/resource_vec.hpp"
+
+namespace sim {
+
+std::string_view resource_name(Resource r) {
+  switch (r) {
+    case Resource::CPU:
+      return "cpu";
+    case Resource::MEMORY:
+      return "memory";
+    case Resource::GPU:
+      return "gpu";
+    case Resource::GPU_MEMORY:
+      return "gpu-memory";
+  }
+  return "?";
+}
+
+}  // namespace sim

@@ -1,0 +1,123 @@
+#include "sim/io/simulate_request.hpp"
+
+#include "sim/core/resource_vec.hpp"
+#include "yaml_field.hpp"
+
+namespace sim::io {
+namespace {
+
+void warn_unknown(const Field& object, std::initializer_list<std::string_view> known,
+                  Diagnostics& diagnostics) {
+  for (const Field& key : object.unknown_members(known)) {
+    diagnostics.warn(key.where(), key.path(), "unknown field, ignored");
+  }
+}
+
+// deserved / maxAllowed: a quantity or exactly -1 (unlimited).
+std::optional<double> quota_like(const Field& f) {
+  std::optional<double> v = f.optional_number();
+  if (v && *v < 0 && *v != kUnlimited) f.fail("must be >= 0 or -1 (unlimited), got " + f.node().Scalar());
+  return v;
+}
+
+std::optional<double> non_negative(const Field& f) {
+  std::optional<double> v = f.optional_number();
+  if (v && *v < 0) f.fail("must be >= 0, got " + f.node().Scalar());
+  return v;
+}
+
+std::optional<ShareOverrides> read_share(const Field& f, Diagnostics& diagnostics) {
+  if (f.is_null()) return std::nullopt;
+  f.expect_map();
+  warn_unknown(f,
+               {"deserved", "fairShare", "maxAllowed", "overQuotaWeight", "allocated",
+                "allocatedNotPreemptible", "request", "absoluteUsage", "vacantAdjustedUsage"},
+               diagnostics);
+  ShareOverrides s;
+  s.deserved = quota_like(f.member("deserved"));
+  s.fair_share = non_negative(f.member("fairShare"));
+  s.max_allowed = quota_like(f.member("maxAllowed"));
+  s.over_quota_weight = non_negative(f.member("overQuotaWeight"));
+  s.allocated = non_negative(f.member("allocated"));
+  s.allocated_not_preemptible = non_negative(f.member("allocatedNotPreemptible"));
+  s.request = non_negative(f.member("request"));
+  s.absolute_usage = non_negative(f.member("absoluteUsage"));
+  (void)f.member("vacantAdjustedUsage").optional_number();  // parsed and ignored, as in KAI
+  return s;
+}
+
+QueueOverrides read_queue(const Field& f, Diagnostics& diagnostics) {
+  f.expect_map();
+  warn_unknown(f, {"uid", "name", "parentQueue", "childQueues", "creationTimestamp", "priority",
+                   "resourceShare"},
+               diagnostics);
+  QueueOverrides q;
+  q.where = f.where();
+  q.path = f.path();
+  const Field uid = f.member("uid");
+  if (uid.is_null()) f.fail("missing required field \"uid\"");
+  q.uid = uid.string();
+  if (q.uid.empty()) uid.fail("must not be empty");
+  q.name = f.member("name").optional_string().value_or("");
+  q.parent = f.member("parentQueue").optional_string().value_or("");
+  const Field children = f.member("childQueues");
+  if (!children.is_null()) {
+    children.expect_sequence();  // KAI derives children from parentQueue; this list is ignored
+    for (std::size_t i = 0; i < children.size(); ++i) (void)children.item(i).string();
+  }
+  const Field created = f.member("creationTimestamp");
+  if (std::optional<std::string> text = created.optional_string()) {
+    q.created_ns = parse_rfc3339(*text);
+    if (!q.created_ns) created.fail("not an RFC 3339 time such as 2025-01-31T12:00:00Z: \"" + *text + "\"");
+  }
+  q.priority = f.member("priority").optional_int();
+  const Field shares = f.member("resourceShare");
+  if (!shares.is_null()) {
+    shares.expect_map();
+    warn_unknown(shares, {"gpu", "cpu", "memory"}, diagnostics);
+    for (Resource r : kQuotaResources) {
+      q.shares[static_cast<std::size_t>(index_of(r))] =
+          read_share(shares.member(resource_name(r)), diagnostics);
+    }
+  }
+  return q;
+}
+
+}  // namespace
+
+SimulateRequest parse_simulate_request(std::string_view text, const std::string& file,
+                                       Diagnostics& diagnostics) {
+  const Field root(parse_single_document(text, file), "", &file);
+  root.expect_map();
+  warn_unknown(root, {"totalResource", "queues", "kValue"}, diagnostics);
+  SimulateRequest request;
+
+  // totalResource is a Go map keyed by "CPU", "Memory", "GPU": keys match exactly there.
+  const Field total = root.member("totalResource");
+  if (!total.is_null()) {
+    total.expect_map();
+    for (auto it = total.node().begin(); it != total.node().end(); ++it) {
+      const std::string key = it->first.Scalar();
+      const Field value(it->second, "totalResource." + key, &file);
+      const double amount = value.number();
+      if (amount < 0) value.fail("must be >= 0, got " + value.node().Scalar());
+      if (key == "CPU") request.total[index_of(Resource::CPU)] = amount;
+      else if (key == "Memory") request.total[index_of(Resource::MEMORY)] = amount;
+      else if (key == "GPU") request.total[index_of(Resource::GPU)] = amount;
+      else diagnostics.warn(value.where(), value.path(),
+                            "unknown resource, ignored (KAI reads only \"GPU\", \"CPU\" and \"Memory\", case-sensitive)");
+    }
+  }
+  if (std::optional<double> k = root.member("kValue").optional_number()) request.k_value = *k;
+
+  const Field queues = root.member("queues");
+  if (!queues.is_null()) {
+    queues.expect_sequence();
+    for (std::size_t i = 0; i < queues.size(); ++i) {
+      request.queues.push_back(read_queue(queues.item(i), diagnostics));
+    }
+  }
+  return request;
+}
+
+}  // namespace sim::io

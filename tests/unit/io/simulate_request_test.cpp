@@ -1,0 +1,97 @@
+// The simulator request: fields, case-insensitive keys, and errors that name file, line and field.
+#include <catch2/catch.hpp>
+
+#include "sim/io/simulate_request.hpp"
+
+using sim::io::parse_simulate_request;
+
+namespace {
+sim::io::SimulateRequest parse(const std::string& text, sim::Diagnostics& d) {
+  return parse_simulate_request(text, "req.json", d);
+}
+
+std::string error_of(const std::string& text) {
+  sim::Diagnostics d;
+  try {
+    (void)parse(text, d);
+  } catch (const sim::InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+}  // namespace
+
+TEST_CASE("simulate request reads every field", "[io][request]") {
+  sim::Diagnostics d;
+  auto r = parse(R"({"totalResource": {"GPU": 8, "CPU": 16000, "Memory": 64e9}, "kValue": 0.5,
+    "queues": [{"uid": "q1", "name": "Q one", "parentQueue": "org", "priority": 3,
+                "creationTimestamp": "2026-01-01T00:00:00Z",
+                "resourceShare": {"gpu": {"deserved": 2, "maxAllowed": -1, "overQuotaWeight": 3,
+                  "request": 5, "allocated": 1, "allocatedNotPreemptible": 0.5, "fairShare": 0,
+                  "absoluteUsage": 0.25, "vacantAdjustedUsage": 0.1}}}]})", d);
+  CHECK(r.total[2] == 8);
+  CHECK(r.total[0] == 16000);
+  CHECK(r.total[1] == 64e9);
+  CHECK(r.k_value == 0.5);
+  REQUIRE(r.queues.size() == 1);
+  const auto& q = r.queues[0];
+  CHECK(q.uid == "q1");
+  CHECK(q.parent == "org");
+  CHECK(q.priority == 3);
+  CHECK(q.created_ns.has_value());
+  REQUIRE(q.shares[2].has_value());
+  CHECK(q.shares[2]->deserved == 2);
+  CHECK(q.shares[2]->max_allowed == -1);
+  CHECK(q.shares[2]->absolute_usage == 0.25);
+  CHECK_FALSE(q.shares[0].has_value());
+  CHECK(d.warnings.empty());
+}
+
+TEST_CASE("struct keys match ignoring case, as Go's decoder does; totalResource keys do not",
+          "[io][request]") {
+  sim::Diagnostics d;
+  auto r = parse(R"({"TotalResource": {"gpu": 4}, "Queues": [{"UID": "a", "ResourceShare": {"GPU": {"Deserved": 1}}}]})", d);
+  CHECK(r.total[2] == 0);  // "gpu" is not "GPU" in a Go map
+  REQUIRE(d.warnings.size() == 1);
+  CHECK_THAT(d.warnings[0], Catch::Contains("totalResource.gpu: unknown resource"));
+  CHECK(r.queues[0].uid == "a");
+  CHECK(r.queues[0].shares[2]->deserved == 1);
+}
+
+TEST_CASE("YAML is accepted too", "[io][request]") {
+  sim::Diagnostics d;
+  auto r = parse("totalResource: {GPU: 2}\nqueues:\n  - uid: a\n    priority: 7\n", d);
+  CHECK(r.total[2] == 2);
+  CHECK(r.queues[0].priority == 7);
+}
+
+TEST_CASE("unknown fields are warnings with their position", "[io][request]") {
+  sim::Diagnostics d;
+  (void)parse("queues:\n  - uid: a\n    colour: blue\n", d);
+  REQUIRE(d.warnings.size() == 1);
+  CHECK(d.warnings[0] == "req.json:3:5: queues[0].colour: unknown field, ignored");
+}
+
+TEST_CASE("bad input names file, line, column and field", "[io][request][errors]") {
+  CHECK(error_of(R"({"queues": [{"uid": "a", "resourceShare": {"gpu": {"deserved": "2"}}}]})") ==
+        "req.json:1:64: queues[0].resourceShare.gpu.deserved: expected a number, got string \"2\"");
+  CHECK(error_of("queues:\n  - uid: a\n    resourceShare:\n      cpu:\n        maxAllowed: -2\n") ==
+        "req.json:5:21: queues[0].resourceShare.cpu.maxAllowed: must be >= 0 or -1 (unlimited), got -2");
+  CHECK(error_of("queues:\n  - uid: a\n    resourceShare: {memory: {request: -5}}\n") ==
+        "req.json:3:39: queues[0].resourceShare.memory.request: must be >= 0, got -5");
+  CHECK(error_of("queues:\n  - uid: a\n    priority: 1.5\n") ==
+        "req.json:3:15: queues[0].priority: expected a whole number, got 1.5");
+  CHECK(error_of("queues:\n  - name: nameless\n") ==
+        "req.json:2:5: queues[0]: missing required field \"uid\"");
+  CHECK(error_of("queues:\n  - uid: a\n    creationTimestamp: soon\n") ==
+        "req.json:3:24: queues[0].creationTimestamp: not an RFC 3339 time such as 2025-01-31T12:00:00Z: \"soon\"");
+  CHECK(error_of("{\"totalResource\": {\"GPU\": 1e999}}") ==
+        "req.json:1:27: totalResource.GPU: number 1e999 is out of range for a 64-bit float");
+  CHECK(error_of("{\"totalResource\": {\"GPU\": .inf}}") ==
+        "req.json:1:27: totalResource.GPU: expected a number, got \".inf\"");
+  CHECK(error_of("{\"queues\": {}}") == "req.json:1:12: queues: expected a list, got an object");
+  CHECK(error_of("[1, 2]") == "req.json:1:1: expected an object, got a list");
+  CHECK(error_of("{\"queues\": [") == "req.json:1:1: not valid YAML/JSON: end of sequence flow not found");
+  CHECK(error_of("") == "req.json: the document is empty");
+  CHECK(error_of("a: 1\n---\nb: 2\n") == "req.json:3: expected a single document, found 2");
+}

@@ -1,0 +1,33 @@
+// Private parsing helpers: RFC 3339 times and Go durations.
+#include <catch2/catch.hpp>
+
+#include "io/yaml_field.hpp"
+
+using sim::io::parse_go_duration_ms;
+using sim::io::parse_rfc3339;
+
+TEST_CASE("RFC 3339 times parse to nanoseconds since the epoch", "[io][time]") {
+  CHECK(parse_rfc3339("1970-01-01T00:00:00Z") == 0);
+  CHECK(parse_rfc3339("2026-08-03T10:00:00Z") == 1785751200LL * 1000000000LL);
+  CHECK(parse_rfc3339("2026-08-03T12:00:00+02:00") == 1785751200LL * 1000000000LL);
+  CHECK(parse_rfc3339("1970-01-01T00:00:01.5Z") == 1500000000LL);
+  CHECK(parse_rfc3339("2000-02-29T00:00:00Z") == 951782400LL * 1000000000LL);
+  CHECK_FALSE(parse_rfc3339("2026-08-03 10:00:00Z"));
+  CHECK_FALSE(parse_rfc3339("2026-08-03T10:00:00"));
+  CHECK_FALSE(parse_rfc3339("2026-13-03T10:00:00Z"));
+  CHECK_FALSE(parse_rfc3339("yesterday"));
+  CHECK_FALSE(parse_rfc3339("2026-08-03T10:00:00Zjunk"));
+}
+
+TEST_CASE("Go durations parse to milliseconds", "[io][time]") {
+  CHECK(parse_go_duration_ms("0") == 0);
+  CHECK(parse_go_duration_ms("90s") == 90000);
+  CHECK(parse_go_duration_ms("10m") == 600000);
+  CHECK(parse_go_duration_ms("1h30m") == 5400000);
+  CHECK(parse_go_duration_ms("1.5h") == 5400000);
+  CHECK(parse_go_duration_ms("250ms") == 250);
+  CHECK_FALSE(parse_go_duration_ms("10"));
+  CHECK_FALSE(parse_go_duration_ms("ten minutes"));
+  CHECK_FALSE(parse_go_duration_ms("5d"));
+  CHECK_FALSE(parse_go_duration_ms(""));
+}

@@ -1,0 +1,3 @@
+// The single Catch2 runner for every unit test file under tests/unit/.
+#define CATCH_CONFIG_MAIN
+#include <catch2/catch.hpp>
