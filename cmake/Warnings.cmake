@@ -2,7 +2,7 @@
 add_library(sim_warnings INTERFACE)
 target_compile_options(sim_warnings INTERFACE
   -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion -Wnon-virtual-dtor
-  -Wold-style-cast -Wcast-align -Woverloaded-virtual -Wnull-dereference -Wdouble-promotion
+  -Wold-style-cast -Wcast-align -Woverloaded-virtual -Wdouble-promotion
   -Wimplicit-fallthrough)
 if(SIM_WERROR)
   target_compile_options(sim_warnings INTERFACE -Werror)

@@ -15,5 +15,6 @@ using Command = std::function<int()>;
 
 Command add_fairshare_command(CLI::App& app);
 Command add_serve_command(CLI::App& app);
+Command add_cycle_command(CLI::App& app);
 
 }  // namespace kaisim::cli

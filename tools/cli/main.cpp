@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   std::map<std::string, kaisim::cli::Command> commands;
   commands["fairshare"] = kaisim::cli::add_fairshare_command(app);
   commands["serve"] = kaisim::cli::add_serve_command(app);
+  commands["cycle"] = kaisim::cli::add_cycle_command(app);
 
   try {
     app.parse(argc, argv);

@@ -10,8 +10,8 @@ std::string_view resource_name(Resource r) {
       return "memory";
     case Resource::GPU:
       return "gpu";
-    case Resource::GPU_MEMORY:
-      return "gpu-memory";
+    case Resource::PODS:
+      return "pods";
   }
   return "?";
 }

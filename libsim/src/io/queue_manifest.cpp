@@ -1,5 +1,6 @@
 #include "sim/io/queue_manifest.hpp"
 
+#include "k8s_reader.hpp"
 #include "yaml_field.hpp"
 
 namespace sim::io {
@@ -41,7 +42,9 @@ std::optional<std::int64_t> read_duration(const Field& f) {
   return ms;
 }
 
-model::QueueSpec read_queue(const Field& doc, std::int64_t position, Diagnostics& diagnostics) {
+}  // namespace
+
+model::QueueSpec read_queue_object(const Field& doc, std::int64_t position, Diagnostics& diagnostics) {
   model::QueueSpec q;
   q.where = doc.where();
   const Field metadata = doc.member("metadata");
@@ -82,8 +85,6 @@ model::QueueSpec read_queue(const Field& doc, std::int64_t position, Diagnostics
   return q;
 }
 
-}  // namespace
-
 std::vector<model::QueueSpec> load_queue_manifests(std::string_view text, const std::string& file,
                                                    Diagnostics& diagnostics) {
   std::vector<model::QueueSpec> queues;
@@ -100,7 +101,7 @@ std::vector<model::QueueSpec> load_queue_manifests(std::string_view text, const 
     if (api != kQueueApiVersion) {
       doc.member("apiVersion").fail("expected \"" + std::string(kQueueApiVersion) + "\", got \"" + api + "\"");
     }
-    queues.push_back(read_queue(doc, static_cast<std::int64_t>(i), diagnostics));
+    queues.push_back(read_queue_object(doc, static_cast<std::int64_t>(i), diagnostics));
   }
   return queues;
 }

@@ -1,0 +1,72 @@
+#pragma once
+// The whole cluster state one scheduling cycle starts from: nodes, pods, PodGroups, queues and
+// PriorityClasses, already translated from Kubernetes objects (io/snapshot does that).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/model/job.hpp"
+#include "sim/model/node.hpp"
+#include "sim/model/queue.hpp"
+#include "sim/model/queue_tree.hpp"
+#include "sim/model/task.hpp"
+
+namespace sim::model {
+
+/// Scheduler settings that change decisions (cmd/scheduler/app/options/options.go and the
+/// operator's SchedulingShard defaults). Defaults are KAI v0.16.4's.
+struct SchedulerConfig {
+  std::vector<std::string> actions = {"allocate", "consolidation", "reclaim", "preempt",
+                                      "stalegangeviction"};
+  bool predicates_enabled = true;  ///< the predicates plugin (KAI's unit tests often run without it)
+  bool gpu_binpack = true;   ///< placementStrategy.gpu: binpack (true) or spread
+  bool cpu_binpack = true;   ///< placementStrategy.cpu
+  double k_value = 1.0;      ///< proportion kValue (no effect without usage data)
+  int max_consolidation_preemptees = 16;
+  bool allow_consolidating_reclaim = true;
+  bool use_scheduling_signatures = true;
+  double reclaimer_saturation_multiplier = 1.0;
+  std::int64_t staleness_grace_ns = 60'000'000'000;  ///< negative = never evict stale gangs
+  std::int64_t default_preempt_min_runtime_ns = 0;
+  std::int64_t default_reclaim_min_runtime_ns = 0;
+  bool reclaim_resolve_lca = true;  ///< minruntime reclaimResolveMethod: lca (true) or queue
+};
+
+struct PriorityClass {
+  std::string name;
+  int value = 0;
+  bool global_default = false;
+};
+
+struct ClusterState {
+  std::int64_t now_ns = 0;  ///< the session's "now" (min-runtime, staleness)
+  SchedulerConfig config;
+  IdVector<NodeId, Node> nodes;
+  IdVector<TaskId, Task> tasks;
+  IdVector<JobId, Job> jobs;
+  QueueTree queue_tree;                   ///< hierarchy over the queues that survived validation
+  IdVector<QueueId, QueueSpec> queues;    ///< spec of each queue in `queue_tree`
+  std::vector<PriorityClass> priority_classes;
+  /// Min / max GPU memory per device over nodes whose label is > 100 MiB; unset if none.
+  std::optional<std::int64_t> min_node_gpu_memory_mib;
+  std::optional<std::int64_t> max_node_gpu_memory_mib;
+
+  std::unordered_map<std::string, NodeId> node_by_name;
+
+  NodeId find_node(const std::string& name) const;
+};
+
+/// The chart's default PriorityClasses (deployments/kai-scheduler/templates/priorityclasses):
+/// train 50, build-preemptible 75, build 100, inference 125.
+std::vector<PriorityClass> default_priority_classes();
+
+/// Default for a PodGroup whose class is not found: the globalDefault class, else 50.
+int default_priority(const std::vector<PriorityClass>& classes);
+
+/// Recomputes the min/max node GPU memory (cluster_info.go snapshotNodes).
+void update_gpu_memory_bounds(ClusterState& state);
+
+}  // namespace sim::model

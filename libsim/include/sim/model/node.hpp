@@ -1,0 +1,115 @@
+#pragma once
+// A node and its resource accounting (pkg/scheduler/api/node_info/node_info.go and
+// gpu_sharing_node_info.go): idle, used and releasing vectors, plus per shared-GPU group the MiB
+// used, allocated and releasing. Fraction pods do not appear in the GPU entry of the vectors; the
+// first fraction on a group takes one whole GPU out of idle instead.
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/core/resource_vec.hpp"
+#include "sim/model/placement_rules.hpp"
+#include "sim/model/task.hpp"
+
+namespace sim::model {
+
+/// Default GPU memory when the node has no usable `nvidia.com/gpu.memory` label (MiB).
+inline constexpr std::int64_t kDefaultGpuMemoryMib = 100;
+
+/// What a node remembers of a task it holds: KAI keeps a copy taken when the task was added,
+/// and removal subtracts exactly what that copy added.
+struct NodeTaskRecord {
+  TaskStatus status;
+  ResourceVec tracked;   ///< accepted vector without shared GPU (and without GPU for reservations)
+  std::vector<std::string> gpu_groups;
+  std::int64_t gpu_memory_mib = 0;  ///< memory per device on this node (shared tasks)
+  bool shared = false;
+  bool legacy_mig = false;
+  std::map<std::string, double> scalars;  ///< MIG instances held
+};
+
+class Node {
+ public:
+  std::string name;
+  Labels labels;
+  std::vector<Taint> taints;
+  bool unschedulable = false;
+  bool conditions_ok = true;  ///< Ready and no pressure (CheckNodeConditionPredicate)
+  ResourceVec allocatable = ResourceVec::Zero();
+  ResourceVec idle = ResourceVec::Zero();
+  ResourceVec used = ResourceVec::Zero();
+  ResourceVec releasing = ResourceVec::Zero();
+  std::map<std::string, double> scalars_allocatable;  ///< MIG profiles and other scalars
+  std::map<std::string, double> scalars_idle;
+  std::map<std::string, double> scalars_releasing;
+  std::int64_t gpu_memory_mib = kDefaultGpuMemoryMib;  ///< per device, floored to 100 MiB
+  bool gpu_memory_synced = false;
+  std::int64_t gpu_count_label = -1;  ///< nvidia.com/gpu.count, -1 if absent
+
+  // Shared-GPU state per group id; entries persist at 0 once created, as Go map entries do.
+  std::map<std::string, std::int64_t> used_shared_mib;
+  std::map<std::string, std::int64_t> releasing_shared_mib;
+  std::map<std::string, std::int64_t> allocated_shared_mib;
+  std::set<std::string> releasing_shared_gpus;  ///< groups counted in `releasing` as a whole GPU
+
+  std::unordered_map<TaskId, NodeTaskRecord> tasks;
+  std::size_t legacy_mig_tasks = 0;  ///< pods using the legacy MIG annotation (block new MIG pods)
+
+  /// Sets allocatable (and idle) and the GPU memory facts from labels.
+  void init(const ResourceVec& node_allocatable);
+
+  /// Adds `task` with its current status; fills the task's accepted resources first
+  /// (setAcceptedResources). Returns false if the task is already on this node.
+  bool add_task(Task& task);
+  /// Removes what `add_task` added for this task. Returns false if it is not here.
+  bool remove_task(TaskId id);
+  /// Remove then add again (status or groups changed).
+  void update_task(Task& task);
+
+  /// GetNumberOfGPUsInNode: label nvidia.com/gpu.count if present, else allocatable GPUs.
+  std::int64_t gpu_count() const;
+  /// GetResourceGpuMemory: memory per device of `req` on this node (MiB).
+  std::int64_t gpu_memory_of(const GpuRequirement& req) const;
+  /// getResourceGpuPortion: the request as a portion of one device, rounded up to a percent.
+  double gpu_portion_of(const GpuRequirement& req) const;
+  /// getGpuMemoryFractionalOnNode: ceil(memory / device memory * 100) / 100.
+  double memory_as_portion(std::int64_t memory_mib) const;
+  bool is_valid_gpu_portion(const GpuRequirement& req) const;
+  bool is_mig_enabled() const;
+  /// "single", "mixed" or "none".
+  std::string mig_strategy() const;
+  bool is_cpu_only_node() const;
+
+  // Shared-GPU queries (gpu_sharing_node_info.go).
+  bool task_fits_on_group(const GpuRequirement& req, const std::string& group) const;
+  bool enough_idle_on_group(const GpuRequirement& req, const std::string& group) const;
+  std::int64_t fitting_shared_group_count(const Task& task) const;
+  int used_shared_gpu_count() const;
+  int used_gpu_count() const;
+  bool group_all_releasing(const std::string& group) const;
+  /// Idle or releasing resources of the node (nonAllocatedVector).
+  ResourceVec non_allocated() const { return idle + releasing; }
+  /// isTaskAllocatableOnNonAllocatedResources against `available` (idle, or idle + releasing).
+  /// `include_releasing` must match `available` (it decides which MIG instances count as free).
+  bool task_fits(const Task& task, const ResourceVec& available, bool include_releasing) const;
+  /// GetRequiredInitQuota: the task's request with the GPU entry converted through this node's
+  /// memory (count * portion(memory(request))).
+  ResourceVec required_init_quota(const Task& task) const;
+  /// GetSumOfIdleGPUs / GetSumOfReleasingGPUs: whole GPUs, MIG slices (a `Ng` instance counts
+  /// N) and the free part of shared GPUs.
+  double idle_gpus_with_shared() const;
+  double releasing_gpus_with_shared() const;
+
+ private:
+  void set_accepted(Task& task) const;
+  void add_shared(const NodeTaskRecord& rec, const std::string& group);
+  void remove_shared(const NodeTaskRecord& rec, const std::string& group);
+  bool is_pipelined_to_releasing_gpu(std::int64_t memory, const std::string& group) const;
+  bool is_gpu_releasing_from_shared(const std::string& group) const;
+};
+
+}  // namespace sim::model

@@ -1,0 +1,75 @@
+#pragma once
+// A pod as the scheduler tracks it (pkg/scheduler/api/pod_info/pod_info.go PodInfo): its
+// request, where it runs, its GPU groups and what it accepted on its node.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/core/resource_vec.hpp"
+#include "sim/core/strong_id.hpp"
+#include "sim/model/gpu_requirement.hpp"
+#include "sim/model/placement_rules.hpp"
+#include "sim/model/task_status.hpp"
+
+namespace sim {
+struct TaskTag {};
+struct JobTag {};
+struct NodeTag {};
+using TaskId = StrongId<TaskTag>;
+using JobId = StrongId<JobTag>;
+using NodeId = StrongId<NodeTag>;
+}  // namespace sim
+
+namespace sim::model {
+
+/// How the pod asks for GPUs; every pod without a fraction/memory/MIG request is REGULAR,
+/// including CPU-only pods (KAI's default RequestTypeRegular).
+enum class RequestType { REGULAR, FRACTION, GPU_MEMORY, MIG };
+/// What the pod received once placed (KAI ResourceReceivedType).
+enum class ReceivedType { NONE, REGULAR, FRACTION, MIG };
+
+struct Task {
+  TaskId id;
+  std::string uid;
+  std::string name;
+  std::string ns;   ///< namespace
+  JobId job;
+  TaskStatus status = TaskStatus::PENDING;
+  NodeId node = NodeId::invalid();
+  /// True while the status was set inside this session (virtual eviction/allocation).
+  bool virtual_status = false;
+
+  ResourceVec request = ResourceVec::Zero();  ///< cpu millicores, memory bytes, GPUs(), pods (1)
+  std::map<std::string, double> scalars;      ///< MIG and other extended resources
+  GpuRequirement gpu;
+  RequestType request_type = RequestType::REGULAR;
+  ReceivedType received_type = ReceivedType::NONE;
+  GpuRequirement accepted_gpu;
+  ResourceVec accepted = ResourceVec::Zero();
+  std::vector<std::string> gpu_groups;  ///< shared-GPU group ids this pod uses
+
+  bool reservation = false;      ///< KAI GPU reservation pod (app=kai-resource-reservation)
+  bool foreign = false;          ///< scheduled by another scheduler: uses node resources only
+  bool legacy_mig = false;
+  bool controller_owned = false;  ///< an owner recreates it after eviction
+  std::int64_t created_ns = 0;
+  std::int64_t task_priority = 0;   ///< label kai.scheduler/task-priority
+  bool has_task_priority = false;
+  std::string nominated_node;
+  Labels labels;
+  PlacementRules placement;
+
+  std::string key() const { return ns + "/" + name; }
+  bool is_fraction_candidate() const {
+    return request_type == RequestType::FRACTION || request_type == RequestType::GPU_MEMORY;
+  }
+  bool is_shared_gpu_allocation() const { return received_type == ReceivedType::FRACTION; }
+  bool is_gpu_memory_request() const { return request_type == RequestType::GPU_MEMORY; }
+  bool is_mig_candidate() const { return request_type == RequestType::MIG; }
+  bool is_regular_gpu_request() const { return request_type == RequestType::REGULAR; }
+  bool requires_any_gpu() const { return gpu.gpus() > 0 || is_gpu_memory_request() || is_mig_candidate(); }
+  bool is_cpu_only() const { return !requires_any_gpu(); }
+};
+
+}  // namespace sim::model

@@ -1,0 +1,82 @@
+#pragma once
+// One scheduling cycle's working state (KAI pkg/scheduler/framework/session.go): the cluster
+// snapshot it mutates, the proportion plugin's queue attributes (fair share computed once at
+// open, allocated kept live by the allocate/deallocate events), and the decisions committed so
+// far. Everything a cycle decides goes through a Statement (statement.hpp).
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/fairshare/hierarchy.hpp"
+#include "sim/model/cluster.hpp"
+
+namespace sim::sched {
+
+/// A committed bind: the task was allocated on `node` (BindRequest created).
+struct BindDecision {
+  TaskId task;
+  NodeId node;
+  std::vector<std::string> gpu_groups;
+  std::string action;
+};
+
+/// A committed pipeline: the task will run on `node` once releasing resources are freed.
+struct PipelineDecision {
+  TaskId task;
+  NodeId node;
+  std::vector<std::string> gpu_groups;
+  std::string action;
+};
+
+/// A committed eviction (pod DELETE). `beneficiary` is the job it was evicted for.
+struct EvictionDecision {
+  TaskId task;
+  NodeId node;
+  std::string reason;  ///< reclaim, preempt, consolidation or stalegang
+  JobId beneficiary = JobId::invalid();
+};
+
+class Session {
+ public:
+  explicit Session(model::ClusterState& state);
+
+  model::ClusterState& state;
+  const model::SchedulerConfig& config;
+  /// Proportion queue attributes, indexed like state.queue_tree (plugin units: CPU millicores,
+  /// memory bytes, GPU devices).
+  IdVector<QueueId, fairshare::QueueShares> queues;
+  ResourceVec total = ResourceVec::Zero();  ///< capacity divided by the fair share
+  std::string action;                       ///< action now running, for decision records
+
+  std::vector<BindDecision> binds;
+  std::vector<PipelineDecision> pipelines;
+  std::vector<EvictionDecision> evictions;
+  /// Why each job that stayed pending could not be placed, in plain words (latest first wins).
+  std::unordered_map<JobId, std::vector<std::string>> fit_errors;
+
+  model::Task& task(TaskId id) { return state.tasks[id]; }
+  model::Job& job(JobId id) { return state.jobs[id]; }
+  model::Node& node(NodeId id) { return state.nodes[id]; }
+
+  /// Proportion AllocateFunc / DeallocateFunc: the task's accepted resources are added to (or
+  /// taken from) its queue and every ancestor.
+  void on_allocate(const model::Task& task);
+  void on_deallocate(const model::Task& task);
+
+  /// The task's accepted resources as proportion quantities (QuantifyVector): CPU, memory, and
+  /// GPUs plus MIG slices.
+  static ResourceVec quantify_accepted(const model::Task& task);
+
+  void record_fit_error(JobId job, std::string message);
+
+  /// A new shared-GPU group id. KAI uses a random UUID; kaisim numbers them per cycle so runs are
+  /// reproducible ("<node>-gpu-<n>"; non-numeric, so KAI's "new group needs 2 pod slots" holds).
+  std::string new_gpu_group_id(const model::Node& node);
+
+ private:
+  void open_proportion();
+  std::size_t next_group_ = 0;
+};
+
+}  // namespace sim::sched

@@ -1,0 +1,770 @@
+#include "sim/io/snapshot.hpp"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include "k8s_reader.hpp"
+#include "sim/io/quantity.hpp"
+#include "yaml_field.hpp"
+
+namespace sim::io {
+namespace {
+
+using model::Labels;
+
+constexpr std::string_view kSchedulerName = "kai-scheduler";
+constexpr std::string_view kPodGroupAnnotation = "pod-group-name";
+constexpr std::string_view kQueueLabel = "kai.scheduler/queue";
+constexpr std::string_view kReservationNamespace = "kai-resource-reservation";
+
+// ---------------------------------------------------------------- collecting objects by kind
+
+struct Objects {
+  std::vector<Field> nodes, pods, queues, pod_groups, bind_requests, priority_classes;
+};
+
+void add_by_kind(const Field& obj, Objects& out, Diagnostics& diagnostics) {
+  obj.expect_map();
+  const std::string kind = obj.member("kind").optional_string().value_or("");
+  if (kind == "List") {
+    const Field items = obj.member("items");
+    if (items.is_null()) return;
+    items.expect_sequence();
+    for (std::size_t i = 0; i < items.size(); ++i) add_by_kind(items.item(i), out, diagnostics);
+  } else if (kind == "Node") {
+    out.nodes.push_back(obj);
+  } else if (kind == "Pod") {
+    out.pods.push_back(obj);
+  } else if (kind == "Queue") {
+    out.queues.push_back(obj);
+  } else if (kind == "PodGroup") {
+    out.pod_groups.push_back(obj);
+  } else if (kind == "BindRequest") {
+    out.bind_requests.push_back(obj);
+  } else if (kind == "PriorityClass") {
+    out.priority_classes.push_back(obj);
+  } else {
+    diagnostics.warn(obj.where(), obj.path(), "kind \"" + kind + "\" is not used by the scheduler, skipped");
+  }
+}
+
+// KAI snapshot: rawObjects lists are typed by their key; objects there carry no `kind`.
+void add_raw_objects(const Field& raw, Objects& out, Diagnostics& diagnostics) {
+  raw.expect_map();
+  const std::pair<const char*, std::vector<Field>*> lists[] = {
+      {"nodes", &out.nodes},           {"pods", &out.pods},
+      {"queues", &out.queues},         {"podGroups", &out.pod_groups},
+      {"bindRequests", &out.bind_requests}, {"priorityClasses", &out.priority_classes}};
+  for (const auto& [key, target] : lists) {
+    const Field list = raw.member(key);
+    if (list.is_null()) continue;
+    list.expect_sequence();
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      list.item(i).expect_map();
+      target->push_back(list.item(i));
+    }
+  }
+  (void)diagnostics;
+}
+
+// ---------------------------------------------------------------- small field helpers
+
+Labels read_string_map(const Field& f) {
+  Labels out;
+  if (f.is_null()) return out;
+  f.expect_map();
+  for (auto it = f.node().begin(); it != f.node().end(); ++it) {
+    const Field value(it->second, f.path() + "." + it->first.Scalar(), nullptr);
+    out[it->first.Scalar()] = it->second.IsNull() ? std::string() : Field(it->second, f.path(), nullptr).string();
+    (void)value;
+  }
+  return out;
+}
+
+std::optional<std::int64_t> read_time(const Field& f) {
+  std::optional<std::string> text = f.optional_string();
+  if (!text || text->empty()) return std::nullopt;
+  std::optional<std::int64_t> ns = parse_rfc3339(*text);
+  if (!ns) f.fail("not an RFC 3339 time: \"" + *text + "\"");
+  return ns;
+}
+
+Quantity read_quantity(const Field& f) {
+  std::string text;
+  if (f.node().IsScalar()) text = f.node().Scalar();
+  std::optional<Quantity> q = parse_quantity(text);
+  if (!q || q->negative) f.fail("not a valid quantity such as \"500m\", \"2\" or \"1Gi\": " + f.describe());
+  return *q;
+}
+
+std::int64_t read_milli(const Field& f) {
+  std::optional<std::int64_t> v = read_quantity(f).milli_value();
+  if (!v) f.fail("quantity is too large");
+  return *v;
+}
+
+std::int64_t read_value(const Field& f) {
+  std::optional<std::int64_t> v = read_quantity(f).value();
+  if (!v) f.fail("quantity is too large");
+  return *v;
+}
+
+// A resource list (requests, limits, allocatable) as (cpu milli, memory bytes, gpu count, pods)
+// plus other scalars (MIG profiles) by name.
+struct ResourceList {
+  ResourceVec base = ResourceVec::Zero();
+  std::map<std::string, double> scalars;
+  bool has_gpu = false;
+  std::int64_t gpu = 0;
+};
+
+ResourceList read_resource_list(const Field& f) {
+  ResourceList out;
+  if (f.is_null()) return out;
+  f.expect_map();
+  for (auto it = f.node().begin(); it != f.node().end(); ++it) {
+    const std::string name = it->first.Scalar();
+    const Field value(it->second, f.path() + "." + name, nullptr);
+    const Field located = f.member(name);
+    if (name == "cpu") {
+      at(out.base, Resource::CPU) = static_cast<double>(read_milli(located));
+    } else if (name == "memory") {
+      at(out.base, Resource::MEMORY) = static_cast<double>(read_value(located));
+    } else if (name == "nvidia.com/gpu") {
+      out.gpu = read_value(located);
+      out.has_gpu = true;
+      at(out.base, Resource::GPU) = static_cast<double>(out.gpu);
+    } else if (name == "pods") {
+      at(out.base, Resource::PODS) = static_cast<double>(read_value(located));
+    } else if (model::is_mig_resource(name)) {
+      out.scalars[name] = static_cast<double>(read_value(located));
+    } else {
+      (void)read_quantity(located);  // validated, not scheduled on
+    }
+    (void)value;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- nodes
+
+model::Taint read_taint(const Field& f) {
+  f.expect_map();
+  return model::Taint{f.member("key").optional_string().value_or(""),
+                      f.member("value").optional_string().value_or(""),
+                      f.member("effect").optional_string().value_or("")};
+}
+
+model::Node read_node(const Field& obj) {
+  model::Node node;
+  const Field metadata = obj.member("metadata");
+  if (metadata.is_null()) obj.fail("missing required field \"metadata\"");
+  node.name = metadata.member("name").optional_string().value_or("");
+  if (node.name.empty()) metadata.fail("missing required field \"name\"");
+  node.labels = read_string_map(metadata.member("labels"));
+  const Field spec = obj.member("spec");
+  if (!spec.is_null()) {
+    spec.expect_map();
+    const Field unschedulable = spec.member("unschedulable");
+    node.unschedulable = !unschedulable.is_null() && unschedulable.node().Scalar() == "true";
+    const Field taints = spec.member("taints");
+    if (!taints.is_null()) {
+      taints.expect_sequence();
+      for (std::size_t i = 0; i < taints.size(); ++i) node.taints.push_back(read_taint(taints.item(i)));
+    }
+  }
+  const Field status = obj.member("status");
+  Field allocatable = status.member("allocatable");
+  if (allocatable.is_null()) allocatable = status.member("capacity");
+  if (allocatable.is_null()) obj.fail("node has neither status.allocatable nor status.capacity");
+  ResourceList list = read_resource_list(allocatable);
+  node.scalars_allocatable = list.scalars;
+  node.init(list.base);
+
+  // CheckNodeConditionPredicate: of the conditions present, Ready must be True and the
+  // pressure/network conditions False.
+  const Field conditions = status.member("conditions");
+  if (!conditions.is_null()) {
+    conditions.expect_sequence();
+    for (std::size_t i = 0; i < conditions.size(); ++i) {
+      const Field c = conditions.item(i);
+      const std::string type = c.member("type").optional_string().value_or("");
+      const std::string value = c.member("status").optional_string().value_or("");
+      if (type == "Ready" && value != "True") node.conditions_ok = false;
+      if ((type == "MemoryPressure" || type == "DiskPressure" || type == "PIDPressure" ||
+           type == "NetworkUnavailable") && value != "False") {
+        node.conditions_ok = false;
+      }
+    }
+  }
+
+  // getNodeGpuMemory: label in MiB (or bytes when >= 1 TiB in MiB), floored to 100 MiB.
+  auto mem = node.labels.find("nvidia.com/gpu.memory");
+  if (mem != node.labels.end()) {
+    char* end = nullptr;
+    const long long v = std::strtoll(mem->second.c_str(), &end, 10);
+    if (!mem->second.empty() && end == mem->second.c_str() + mem->second.size()) {
+      long long mib = v < 1024LL * 1024 ? v : v / (1024LL * 1024);
+      node.gpu_memory_mib = mib - (mib % 100);
+      node.gpu_memory_synced = true;
+    }
+  }
+  auto count = node.labels.find("nvidia.com/gpu.count");
+  if (count != node.labels.end()) {
+    char* end = nullptr;
+    const long long v = std::strtoll(count->second.c_str(), &end, 10);
+    if (!count->second.empty() && end == count->second.c_str() + count->second.size()) node.gpu_count_label = v;
+  }
+  return node;
+}
+
+// ---------------------------------------------------------------- pods
+
+struct PodObject {
+  explicit PodObject(Field f) : source(std::move(f)) {}
+  Field source;
+  std::string name, ns, uid;
+  Labels labels, annotations;
+  std::int64_t created_ns = 0;
+  std::optional<std::int64_t> deleted_ns;
+  bool controller_owned = false;
+  std::string node_name, scheduler_name, priority_class, phase, nominated_node;
+  bool gated = false;
+  ResourceList requests;
+  model::PlacementRules placement;
+};
+
+// Requests of all containers plus init-container effects, as the kubelet aggregates them;
+// a resource given only as a limit is requested at its limit (API-server defaulting).
+ResourceList container_requests(const Field& container) {
+  container.expect_map();
+  const Field resources = container.member("resources");
+  ResourceList requests = read_resource_list(resources.member("requests"));
+  const ResourceList limits = read_resource_list(resources.member("limits"));
+  const Field req_field = resources.member("requests");
+  for (int i = 0; i < kResourceCount; ++i) {
+    const std::string key = std::string(resource_name(static_cast<Resource>(i)));
+    const std::string k8s_key = key == "gpu" ? "nvidia.com/gpu" : key;
+    if (req_field.member(k8s_key).is_null() && limits.base[i] != 0) requests.base[i] = limits.base[i];
+  }
+  if (!requests.has_gpu && limits.has_gpu) {
+    requests.has_gpu = true;
+    requests.gpu = limits.gpu;
+  }
+  for (const auto& [name, v] : limits.scalars) requests.scalars.try_emplace(name, v);
+  return requests;
+}
+
+void add_into(ResourceList& sum, const ResourceList& part) {
+  sum.base += part.base;
+  if (part.has_gpu) {
+    sum.has_gpu = true;
+    sum.gpu += part.gpu;
+  }
+  for (const auto& [name, v] : part.scalars) sum.scalars[name] += v;
+}
+
+void max_into(ResourceList& peak, const ResourceList& part) {
+  peak.base = peak.base.max(part.base);
+  if (part.has_gpu && part.gpu > peak.gpu) {
+    peak.has_gpu = true;
+    peak.gpu = part.gpu;
+  }
+  for (const auto& [name, v] : part.scalars) peak.scalars[name] = std::max(peak.scalars[name], v);
+}
+
+model::SelectorRequirement read_requirement(const Field& f) {
+  f.expect_map();
+  model::SelectorRequirement r;
+  r.key = f.member("key").optional_string().value_or("");
+  r.op = f.member("operator").optional_string().value_or("");
+  static const char* kOps[] = {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"};
+  if (std::find(std::begin(kOps), std::end(kOps), r.op) == std::end(kOps)) {
+    f.member("operator").fail("unknown operator \"" + r.op + "\" (In, NotIn, Exists, DoesNotExist, Gt, Lt)");
+  }
+  const Field values = f.member("values");
+  if (!values.is_null()) {
+    values.expect_sequence();
+    for (std::size_t i = 0; i < values.size(); ++i) r.values.push_back(values.item(i).string());
+  }
+  return r;
+}
+
+model::PlacementRules read_placement(const Field& spec) {
+  model::PlacementRules rules;
+  rules.node_selector = read_string_map(spec.member("nodeSelector"));
+  const Field tolerations = spec.member("tolerations");
+  if (!tolerations.is_null()) {
+    tolerations.expect_sequence();
+    for (std::size_t i = 0; i < tolerations.size(); ++i) {
+      const Field t = tolerations.item(i);
+      t.expect_map();
+      model::Toleration tol;
+      tol.key = t.member("key").optional_string().value_or("");
+      tol.op = t.member("operator").optional_string().value_or("Equal");
+      tol.value = t.member("value").optional_string().value_or("");
+      tol.effect = t.member("effect").optional_string().value_or("");
+      rules.tolerations.push_back(tol);
+    }
+  }
+  const Field terms = spec.member("affinity").member("nodeAffinity")
+                          .member("requiredDuringSchedulingIgnoredDuringExecution")
+                          .member("nodeSelectorTerms");
+  if (!terms.is_null()) {
+    terms.expect_sequence();
+    for (std::size_t i = 0; i < terms.size(); ++i) {
+      const Field term = terms.item(i);
+      model::NodeSelectorTerm out;
+      for (const char* kind : {"matchExpressions", "matchFields"}) {
+        const Field list = term.member(kind);
+        if (list.is_null()) continue;
+        list.expect_sequence();
+        auto& target = std::string(kind) == "matchExpressions" ? out.expressions : out.fields;
+        for (std::size_t j = 0; j < list.size(); ++j) target.push_back(read_requirement(list.item(j)));
+      }
+      rules.required.push_back(out);
+    }
+  }
+  return rules;
+}
+
+PodObject read_pod(const Field& obj) {
+  PodObject pod{obj};
+  const Field metadata = obj.member("metadata");
+  if (metadata.is_null()) obj.fail("missing required field \"metadata\"");
+  pod.name = metadata.member("name").optional_string().value_or("");
+  if (pod.name.empty()) metadata.fail("missing required field \"name\"");
+  pod.ns = metadata.member("namespace").optional_string().value_or("default");
+  pod.uid = metadata.member("uid").optional_string().value_or(pod.ns + "/" + pod.name);
+  pod.labels = read_string_map(metadata.member("labels"));
+  pod.annotations = read_string_map(metadata.member("annotations"));
+  pod.created_ns = read_time(metadata.member("creationTimestamp")).value_or(0);
+  pod.deleted_ns = read_time(metadata.member("deletionTimestamp"));
+  const Field owners = metadata.member("ownerReferences");
+  if (!owners.is_null()) {
+    owners.expect_sequence();
+    pod.controller_owned = owners.size() > 0;
+  }
+  const Field spec = obj.member("spec");
+  if (spec.is_null()) obj.fail("missing required field \"spec\"");
+  spec.expect_map();
+  pod.node_name = spec.member("nodeName").optional_string().value_or("");
+  pod.scheduler_name = spec.member("schedulerName").optional_string().value_or("default-scheduler");
+  pod.priority_class = spec.member("priorityClassName").optional_string().value_or("");
+  const Field gates = spec.member("schedulingGates");
+  pod.gated = !gates.is_null() && gates.is_sequence() && gates.size() > 0;
+
+  const Field containers = spec.member("containers");
+  if (containers.is_null()) spec.fail("missing required field \"containers\"");
+  containers.expect_sequence();
+  for (std::size_t i = 0; i < containers.size(); ++i) add_into(pod.requests, container_requests(containers.item(i)));
+  // Native sidecars add up; other init containers only raise the peak (initContainerEffects).
+  ResourceList sidecars, peak;
+  const Field inits = spec.member("initContainers");
+  if (!inits.is_null()) {
+    inits.expect_sequence();
+    for (std::size_t i = 0; i < inits.size(); ++i) {
+      ResourceList req = container_requests(inits.item(i));
+      if (inits.item(i).member("restartPolicy").optional_string().value_or("") == "Always") {
+        add_into(sidecars, req);
+      } else {
+        add_into(req, sidecars);
+        max_into(peak, req);
+      }
+    }
+  }
+  add_into(pod.requests, sidecars);
+  max_into(pod.requests, peak);
+  const Field overhead = spec.member("overhead");
+  if (!overhead.is_null()) pod.requests.base += read_resource_list(overhead).base;
+  at(pod.requests.base, Resource::PODS) = 1;
+  pod.placement = read_placement(spec);
+
+  const Field status = obj.member("status");
+  pod.phase = status.member("phase").optional_string().value_or("Pending");
+  pod.nominated_node = status.member("nominatedNodeName").optional_string().value_or("");
+  return pod;
+}
+
+// ---------------------------------------------------------------- PodGroups, BindRequests, classes
+
+struct PodGroupObject {
+  explicit PodGroupObject(Field f) : source(std::move(f)) {}
+  Field source;
+  std::string name, ns, queue, priority_class, preemptibility;
+  std::int64_t min_member = 1;
+  std::int64_t created_ns = 0;
+  std::optional<std::int64_t> last_start_ns, stale_since_ns;
+};
+
+PodGroupObject read_pod_group(const Field& obj) {
+  PodGroupObject pg{obj};
+  const Field metadata = obj.member("metadata");
+  if (metadata.is_null()) obj.fail("missing required field \"metadata\"");
+  pg.name = metadata.member("name").optional_string().value_or("");
+  if (pg.name.empty()) metadata.fail("missing required field \"name\"");
+  pg.ns = metadata.member("namespace").optional_string().value_or("default");
+  pg.created_ns = read_time(metadata.member("creationTimestamp")).value_or(0);
+  const Labels annotations = read_string_map(metadata.member("annotations"));
+  if (auto it = annotations.find("kai.scheduler/last-start-timestamp"); it != annotations.end()) {
+    pg.last_start_ns = parse_rfc3339(it->second);
+  }
+  if (auto it = annotations.find("kai.scheduler/stale-podgroup-timestamp"); it != annotations.end()) {
+    pg.stale_since_ns = parse_rfc3339(it->second);
+  }
+  const Field spec = obj.member("spec");
+  if (spec.is_null()) obj.fail("missing required field \"spec\"");
+  pg.queue = spec.member("queue").optional_string().value_or("");
+  pg.priority_class = spec.member("priorityClassName").optional_string().value_or("");
+  pg.preemptibility = spec.member("preemptibility").optional_string().value_or("");
+  if (!pg.preemptibility.empty() && pg.preemptibility != "preemptible" && pg.preemptibility != "non-preemptible") {
+    spec.member("preemptibility").fail("must be \"preemptible\" or \"non-preemptible\"");
+  }
+  const Field min_member = spec.member("minMember");
+  if (std::optional<int> m = min_member.optional_int()) {
+    if (*m < 0) min_member.fail("must be >= 0");
+    pg.min_member = std::max(*m, 1);
+  }
+  return pg;
+}
+
+struct BindRequestObject {
+  std::string pod_key, node;
+  std::vector<std::string> gpu_groups;
+  std::string received_type;
+  bool finally_failed = false;
+};
+
+BindRequestObject read_bind_request(const Field& obj) {
+  BindRequestObject br;
+  const Field metadata = obj.member("metadata");
+  const std::string ns = metadata.member("namespace").optional_string().value_or("default");
+  const Field spec = obj.member("spec");
+  br.pod_key = ns + "/" + spec.member("podName").optional_string().value_or("");
+  br.node = spec.member("selectedNode").optional_string().value_or("");
+  br.received_type = spec.member("receivedResourceType").optional_string().value_or("");
+  const Field groups = spec.member("selectedGPUGroups");
+  if (!groups.is_null()) {
+    groups.expect_sequence();
+    for (std::size_t i = 0; i < groups.size(); ++i) br.gpu_groups.push_back(groups.item(i).string());
+  }
+  const Field status = obj.member("status");
+  const std::string phase = status.member("phase").optional_string().value_or("");
+  const int attempts = status.member("failedAttempts").optional_int().value_or(0);
+  const int backoff = spec.member("backoffLimit").optional_int().value_or(0);
+  br.finally_failed = phase == "Failed" && attempts >= backoff;
+  return br;
+}
+
+model::PriorityClass read_priority_class(const Field& obj) {
+  model::PriorityClass pc;
+  pc.name = obj.member("metadata").member("name").optional_string().value_or("");
+  if (pc.name.empty()) obj.fail("missing required field \"metadata.name\"");
+  const Field value = obj.member("value");
+  if (value.is_null()) obj.fail("missing required field \"value\"");
+  pc.value = *value.optional_int();
+  const Field global = obj.member("globalDefault");
+  pc.global_default = !global.is_null() && global.node().Scalar() == "true";
+  return pc;
+}
+
+// ---------------------------------------------------------------- building the state
+
+model::TaskStatus task_status(const PodObject& pod, const BindRequestObject* br, std::int64_t now_ns) {
+  using model::TaskStatus;
+  constexpr std::int64_t kStuckThresholdNs = 120'000'000'000;  // --stuck-in-releasing-threshold 2m
+  if (pod.phase == "Running") {
+    if (pod.deleted_ns) return now_ns - *pod.deleted_ns > kStuckThresholdNs ? TaskStatus::STUCK_IN_RELEASING : TaskStatus::RELEASING;
+    return TaskStatus::RUNNING;
+  }
+  if (pod.phase == "Pending") {
+    if (pod.deleted_ns) return TaskStatus::RELEASING;
+    if (!pod.node_name.empty()) return TaskStatus::BOUND;
+    if (br) return TaskStatus::BINDING;
+    if (pod.gated) return TaskStatus::GATED;
+    return TaskStatus::PENDING;
+  }
+  if (pod.phase == "Succeeded") return TaskStatus::SUCCEEDED;
+  if (pod.phase == "Failed") return TaskStatus::FAILED;
+  return TaskStatus::UNKNOWN;
+}
+
+// GPU request from resources and annotations (pod_info.go updatePodAdditionalFields).
+void set_gpu_request(model::Task& task, const PodObject& pod) {
+  using model::GpuRequirement;
+  if (pod.requests.has_gpu) {
+    task.gpu = pod.requests.gpu >= 1 ? GpuRequirement::with_gpus(static_cast<double>(pod.requests.gpu), 0)
+                                     : GpuRequirement{1, 0, 0, {}};
+  }
+  std::int64_t gpu_memory = 0;
+  double fraction = 0;
+  if (auto it = pod.annotations.find("gpu-memory"); it != pod.annotations.end()) {
+    char* end = nullptr;
+    const long long v = std::strtoll(it->second.c_str(), &end, 10);
+    if (!it->second.empty() && end == it->second.c_str() + it->second.size() && v > 0) {
+      gpu_memory = v;
+      task.gpu = GpuRequirement::with_gpus(0, v);
+      task.request_type = model::RequestType::GPU_MEMORY;
+    }
+  }
+  if (auto it = pod.annotations.find("gpu-fraction"); it != pod.annotations.end()) {
+    char* end = nullptr;
+    const double v = std::strtod(it->second.c_str(), &end);
+    if (!it->second.empty() && end == it->second.c_str() + it->second.size() && v > 0 && v <= 1) {
+      fraction = v;
+      task.gpu = GpuRequirement::with_gpus(v, 0);
+      task.request_type = model::RequestType::FRACTION;
+    }
+  }
+  if (task.is_fraction_candidate()) {
+    if (auto it = pod.annotations.find("gpu-fraction-num-devices"); it != pod.annotations.end()) {
+      char* end = nullptr;
+      const long long n = std::strtoll(it->second.c_str(), &end, 10);
+      if (!it->second.empty() && end == it->second.c_str() + it->second.size()) {
+        task.gpu = GpuRequirement::multi_fraction(n, fraction, gpu_memory);
+      }
+    }
+  }
+  for (const auto& [name, count] : pod.requests.scalars) {
+    if (model::is_mig_resource(name) && count > 0) task.gpu.mig[name] = static_cast<std::int64_t>(count);
+  }
+  for (const auto& [name, value] : pod.annotations) {
+    if (!model::is_mig_resource(name)) continue;
+    char* end = nullptr;
+    const long long n = std::strtoll(value.c_str(), &end, 10);
+    if (value.empty() || end != value.c_str() + value.size()) continue;
+    task.gpu = GpuRequirement{};
+    task.gpu.mig[name] = n;
+    task.legacy_mig = true;
+  }
+  if (!task.gpu.mig.empty()) task.request_type = model::RequestType::MIG;
+  task.scalars.clear();
+  for (const auto& [name, count] : task.gpu.mig) task.scalars[name] = static_cast<double>(count);
+  at(task.request, Resource::GPU) = task.gpu.gpus();
+}
+
+// Shared-GPU groups from the pod's labels: runai-gpu-group=<id>, or runai-gpu-group/<id>=<id>.
+std::vector<std::string> gpu_groups_from_labels(const Labels& labels) {
+  std::vector<std::string> groups;
+  for (const auto& [key, value] : labels) {
+    if (key.rfind("runai-gpu-group/", 0) == 0) groups.push_back(value);
+  }
+  if (groups.empty()) {
+    if (auto it = labels.find("runai-gpu-group"); it != labels.end()) groups.push_back(it->second);
+  }
+  return groups;
+}
+
+std::int64_t latest_time(const Objects& objects) {
+  std::int64_t latest = 0;
+  auto consider = [&](const Field& obj) {
+    const Field metadata = obj.member("metadata");
+    for (const char* key : {"creationTimestamp", "deletionTimestamp"}) {
+      if (std::optional<std::string> t = metadata.member(key).optional_string()) {
+        if (std::optional<std::int64_t> ns = parse_rfc3339(*t)) latest = std::max(latest, *ns);
+      }
+    }
+  };
+  for (const auto* list : {&objects.nodes, &objects.pods, &objects.queues, &objects.pod_groups}) {
+    for (const Field& f : *list) consider(f);
+  }
+  return latest;
+}
+
+}  // namespace
+
+std::optional<std::int64_t> parse_time_option(const std::string& text) { return parse_rfc3339(text); }
+
+model::ClusterState load_snapshot(const std::vector<SnapshotSource>& sources,
+                                  const SnapshotOptions& options, Diagnostics& diagnostics) {
+  Objects objects;
+  std::vector<std::string> files;  // Field keeps a pointer to its file name
+  files.reserve(sources.size());
+  for (const SnapshotSource& source : sources) files.push_back(source.file);
+  for (std::size_t s = 0; s < sources.size(); ++s) {
+    const std::vector<YAML::Node> docs = parse_documents(sources[s].text, files[s]);
+    for (std::size_t d = 0; d < docs.size(); ++d) {
+      const Field doc(docs[d], docs.size() == 1 ? std::string() : "documents[" + std::to_string(d) + "]", &files[s]);
+      doc.expect_map();
+      if (!doc.member("rawObjects").is_null()) {
+        add_raw_objects(doc.member("rawObjects"), objects, diagnostics);
+      } else {
+        add_by_kind(doc, objects, diagnostics);
+      }
+    }
+  }
+
+  model::ClusterState state;
+  state.now_ns = options.now_ns.value_or(latest_time(objects));
+
+  state.priority_classes = model::default_priority_classes();
+  for (const Field& f : objects.priority_classes) {
+    model::PriorityClass pc = read_priority_class(f);
+    auto same = std::find_if(state.priority_classes.begin(), state.priority_classes.end(),
+                             [&](const auto& c) { return c.name == pc.name; });
+    if (same != state.priority_classes.end()) *same = pc;
+    else state.priority_classes.push_back(pc);
+  }
+
+  // Queues: KAI drops orphan subtrees; the tree keeps the survivors in canonical order.
+  std::vector<model::QueueSpec> specs;
+  for (std::size_t i = 0; i < objects.queues.size(); ++i) {
+    specs.push_back(read_queue_object(objects.queues[i], static_cast<std::int64_t>(i), diagnostics));
+  }
+  std::vector<model::QueueLink> links;
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    model::QueueLink link;
+    link.uid = specs[i].name;
+    link.parent = specs[i].parent;
+    link.where = specs[i].where;
+    link.path = objects.queues[i].path().empty() ? "queue \"" + specs[i].name + "\"" : objects.queues[i].path();
+    links.push_back(std::move(link));
+  }
+  state.queue_tree = model::QueueTree::build(links, diagnostics);
+  state.queues.resize(state.queue_tree.size());
+  for (QueueId q : state.queue_tree.level_order()) state.queues[q] = specs[state.queue_tree.source_index(q)];
+
+  for (const Field& f : objects.nodes) {
+    model::Node node = read_node(f);
+    if (state.node_by_name.contains(node.name)) f.fail("duplicate node \"" + node.name + "\"");
+    const NodeId id = state.nodes.next_id();
+    state.node_by_name.emplace(node.name, id);
+    state.nodes.push_back(std::move(node));
+  }
+  model::update_gpu_memory_bounds(state);
+
+  std::unordered_map<std::string, BindRequestObject> binds;
+  for (const Field& f : objects.bind_requests) {
+    BindRequestObject br = read_bind_request(f);
+    if (br.finally_failed || !state.node_by_name.contains(br.node)) continue;
+    binds[br.pod_key] = std::move(br);
+  }
+
+  auto priority_of = [&](const std::string& class_name, bool& found) {
+    for (const model::PriorityClass& pc : state.priority_classes) {
+      if (pc.name == class_name) return found = true, pc.value;
+    }
+    found = false;
+    return model::default_priority(state.priority_classes);
+  };
+
+  std::unordered_map<std::string, JobId> job_by_name;
+  auto add_job = [&](const PodGroupObject& pg) {
+    model::Job job;
+    job.name = pg.name;
+    job.ns = pg.ns;
+    job.queue_name = pg.queue;
+    job.queue = state.queue_tree.find(pg.queue);
+    bool found = false;
+    job.priority = priority_of(pg.priority_class, found);
+    job.preemptible = pg.preemptibility.empty() ? job.priority < 100 : pg.preemptibility == "preemptible";
+    job.min_available = pg.min_member;
+    job.created_ns = pg.created_ns;
+    job.last_start_ns = pg.last_start_ns;
+    job.stale_since_ns = pg.stale_since_ns;
+    if (!job.queue.valid()) job.problem = "queue \"" + pg.queue + "\" does not exist";
+    const JobId id = state.jobs.next_id();
+    job_by_name.emplace(job.name, id);  // KAI keys PodGroups by name only
+    state.jobs.push_back(std::move(job));
+    return id;
+  };
+  for (const Field& f : objects.pod_groups) {
+    const PodGroupObject pg = read_pod_group(f);
+    if (job_by_name.contains(pg.name)) {
+      diagnostics.warn(f.where(), f.path(), "PodGroup name \"" + pg.name + "\" repeats; KAI keys PodGroups by name, the later one wins");
+    }
+    add_job(pg);
+  }
+
+  std::vector<PodObject> pods;
+  for (const Field& f : objects.pods) pods.push_back(read_pod(f));
+  // Reservation pods first: they hold everything except GPUs (cluster_info.go snapshotPods).
+  std::stable_sort(pods.begin(), pods.end(), [](const PodObject& a, const PodObject& b) {
+    auto reservation = [](const PodObject& p) {
+      auto it = p.labels.find("app");
+      return it != p.labels.end() && it->second == "kai-resource-reservation";
+    };
+    return reservation(a) && !reservation(b);
+  });
+
+  for (const PodObject& pod : pods) {
+    model::Task task;
+    task.id = state.tasks.next_id();
+    task.uid = pod.uid;
+    task.name = pod.name;
+    task.ns = pod.ns;
+    task.created_ns = pod.created_ns;
+    task.controller_owned = pod.controller_owned;
+    task.labels = pod.labels;
+    task.placement = pod.placement;
+    task.nominated_node = pod.nominated_node;
+    task.request = pod.requests.base;
+    auto app = pod.labels.find("app");
+    task.reservation = app != pod.labels.end() && app->second == "kai-resource-reservation" &&
+                       pod.ns == kReservationNamespace;
+    if (auto it = pod.labels.find("kai.scheduler/task-priority"); it != pod.labels.end()) {
+      char* end = nullptr;
+      const long long v = std::strtoll(it->second.c_str(), &end, 10);
+      if (!it->second.empty() && end == it->second.c_str() + it->second.size()) {
+        task.task_priority = v;
+        task.has_task_priority = true;
+      }
+    }
+    task.foreign = pod.scheduler_name != kSchedulerName && !task.reservation;
+    set_gpu_request(task, pod);
+    const auto br_it = binds.find(pod.ns + "/" + pod.name);
+    const BindRequestObject* br = br_it == binds.end() ? nullptr : &br_it->second;
+    task.status = task_status(pod, br, state.now_ns);
+    std::string node_name = pod.node_name.empty() && br ? br->node : pod.node_name;
+    task.gpu_groups = br && !br->gpu_groups.empty() ? br->gpu_groups : gpu_groups_from_labels(pod.labels);
+    std::string received = br && !br->received_type.empty() ? br->received_type : "";
+    if (received.empty()) {
+      if (auto it = pod.annotations.find("received-resource-type"); it != pod.annotations.end()) received = it->second;
+    }
+    if (received == "Fraction") task.received_type = model::ReceivedType::FRACTION;
+    else if (received == "MigInstance") task.received_type = model::ReceivedType::MIG;
+    else if (received == "Regular") task.received_type = model::ReceivedType::REGULAR;
+
+    if (pod.scheduler_name == kSchedulerName && !task.reservation) {
+      // Pods without a PodGroup get one from the pod-grouper (defaultgrouper/default_grouper.go).
+      std::string group;
+      if (auto it = pod.annotations.find(std::string(kPodGroupAnnotation)); it != pod.annotations.end()) group = it->second;
+      if (group.empty()) {
+        PodGroupObject pg{pod.source};
+        pg.name = "pg-" + pod.name + "-" + pod.uid;
+        pg.ns = pod.ns;
+        auto q = pod.labels.find(std::string(kQueueLabel));
+        auto project = pod.labels.find("project");
+        pg.queue = q != pod.labels.end() ? q->second : project != pod.labels.end() ? project->second : "default-queue";
+        std::string cls = pod.labels.contains("priorityClassName") ? pod.labels.at("priorityClassName") : pod.priority_class;
+        bool found = false;
+        (void)priority_of(cls, found);
+        pg.priority_class = found ? cls : "train";
+        if (auto p = pod.labels.find("kai.scheduler/preemptibility"); p != pod.labels.end()) pg.preemptibility = p->second;
+        pg.created_ns = pod.created_ns;
+        group = pg.name;
+        if (!job_by_name.contains(group)) add_job(pg);
+      }
+      auto job = job_by_name.find(group);
+      if (job == job_by_name.end()) {
+        diagnostics.warn(pod.source.where(), pod.source.path(),
+                         "pod " + pod.ns + "/" + pod.name + " names PodGroup \"" + group + "\" which does not exist; ignored as KAI does");
+      } else {
+        task.job = job->second;
+        state.jobs[task.job].tasks.push_back(task.id);
+      }
+    }
+    if (!node_name.empty()) {
+      task.node = state.find_node(node_name);
+      if (!task.node.valid() && model::is_active_used(task.status)) {
+        diagnostics.warn(pod.source.where(), pod.source.path(), "pod runs on unknown node \"" + node_name + "\"; its resources are not counted");
+      }
+    }
+    if (task.node.valid() && model::is_active_used(task.status)) state.nodes[task.node].add_task(task);
+    state.tasks.push_back(std::move(task));
+  }
+  return state;
+}
+
+}  // namespace sim::io

@@ -1,0 +1,76 @@
+#include "sim/model/gpu_requirement.hpp"
+
+#include <cmath>
+#include <cstdlib>
+
+namespace sim::model {
+namespace {
+
+constexpr double kRoundingFactor = 100;  // portions are whole percent
+constexpr double kMinGpus = 0.01;
+
+// getExtendedResourceGpus
+double extended_resource_gpus(double portion, std::int64_t count) {
+  const auto percent = static_cast<std::int64_t>(std::round(portion * kRoundingFactor));
+  return static_cast<double>(percent * count) / kRoundingFactor;
+}
+
+}  // namespace
+
+GpuRequirement GpuRequirement::with_gpus(double gpus, std::int64_t memory_mib) {
+  GpuRequirement g;
+  g.portion = gpus;
+  g.memory_mib = memory_mib;
+  if (gpus >= 1) {
+    g.count = static_cast<std::int64_t>(gpus);
+    g.portion = 1;
+  } else if (gpus > 0 || memory_mib > 0) {
+    g.count = 1;
+  }
+  return g;
+}
+
+GpuRequirement GpuRequirement::multi_fraction(std::int64_t count, double portion, std::int64_t memory_mib) {
+  GpuRequirement g;
+  g.count = count;
+  g.portion = portion;
+  g.memory_mib = memory_mib;
+  return g;
+}
+
+double GpuRequirement::gpus() const { return extended_resource_gpus(portion, count); }
+
+double GpuRequirement::gpus_quota() const {
+  double total = 0;
+  for (const auto& [name, n] : mig) total += static_cast<double>(mig_profile_gpus(name)) * static_cast<double>(n);
+  return total + extended_resource_gpus(portion, count);
+}
+
+double GpuRequirement::memory_as_fraction(std::int64_t device_memory_mib) const {
+  if (memory_mib <= 0 || device_memory_mib <= 0) return 0;
+  return static_cast<double>(count) * (static_cast<double>(memory_mib) / static_cast<double>(device_memory_mib));
+}
+
+bool GpuRequirement::is_empty() const {
+  if (extended_resource_gpus(portion, count) > kMinGpus) return false;
+  for (const auto& [name, n] : mig) {
+    if (n > 0) return false;
+  }
+  return true;
+}
+
+bool is_mig_resource(const std::string& resource_name) {
+  return resource_name.rfind("nvidia.com/mig-", 0) == 0;
+}
+
+std::int64_t mig_profile_gpus(const std::string& resource_name) {
+  if (!is_mig_resource(resource_name)) return 0;
+  const std::string profile = resource_name.substr(std::string("nvidia.com/mig-").size());
+  const std::size_t g = profile.find('g');
+  if (g == 0 || g == std::string::npos) return 0;
+  char* end = nullptr;
+  const long long n = std::strtoll(profile.c_str(), &end, 10);
+  return end == profile.c_str() + g ? n : 0;
+}
+
+}  // namespace sim::model

@@ -1,0 +1,43 @@
+// Action "stalegangeviction" (actions/stalegangeviction/stalegangeviction.go): a gang that has
+// been running below its minimum for longer than the grace period loses all its pods.
+
+#include <algorithm>
+
+#include "sim/sched/actions.hpp"
+
+namespace sim::sched {
+
+void run_stale_gang_eviction(Session& ssn) {
+  std::vector<JobId> jobs;
+  for (std::size_t i = 0; i < ssn.state.jobs.size(); ++i) jobs.emplace_back(static_cast<JobId::value_type>(i));
+  std::sort(jobs.begin(), jobs.end(), [&](JobId a, JobId b) { return ssn.state.jobs[a].name < ssn.state.jobs[b].name; });
+  const std::int64_t grace = ssn.config.staleness_grace_ns;
+  for (JobId j : jobs) {
+    model::Job& job = ssn.state.jobs[j];
+    if (!job.queue.valid()) continue;
+    bool succeeded = false;
+    std::int64_t active_used = 0;
+    for (TaskId t : job.tasks) {
+      const model::TaskStatus s = ssn.state.tasks[t].status;
+      succeeded = succeeded || s == model::TaskStatus::SUCCEEDED;
+      active_used += model::is_active_used(s) ? 1 : 0;
+    }
+    const bool stale = !succeeded && active_used > 0 && active_used < job.min_available;
+    if (!stale) {
+      job.stale_since_ns.reset();
+      continue;
+    }
+    if (!job.stale_since_ns) job.stale_since_ns = ssn.state.now_ns;
+    if (grace < 0 || ssn.state.now_ns - *job.stale_since_ns < grace) continue;
+    for (TaskId t : job.tasks) {
+      model::Task& task = ssn.state.tasks[t];
+      if (!model::is_active_allocated(task.status) || !task.node.valid()) continue;
+      // ssn.Evict: immediate pod deletion, outside any statement.
+      task.status = model::TaskStatus::RELEASING;
+      ssn.state.nodes[task.node].update_task(task);
+      ssn.evictions.push_back({t, task.node, "stalegang", JobId::invalid()});
+    }
+  }
+}
+
+}  // namespace sim::sched

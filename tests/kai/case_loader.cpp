@@ -1,0 +1,274 @@
+#include "case_loader.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/io/go_json.hpp"
+
+namespace kai_cases {
+namespace {
+
+using nlohmann::json;
+using sim::Resource;
+namespace model = sim::model;
+
+constexpr std::int64_t kNow = 1'767'225'600'000'000'000;  // 2026-01-01T00:00:00Z
+constexpr std::int64_t kMinute = 60'000'000'000;
+
+model::TaskStatus parse_status(const std::string& s) {
+  static const std::map<std::string, model::TaskStatus> table = {
+      {"Pending", model::TaskStatus::PENDING},     {"Gated", model::TaskStatus::GATED},
+      {"Allocated", model::TaskStatus::ALLOCATED}, {"Pipelined", model::TaskStatus::PIPELINED},
+      {"Binding", model::TaskStatus::BINDING},     {"Bound", model::TaskStatus::BOUND},
+      {"Running", model::TaskStatus::RUNNING},     {"Releasing", model::TaskStatus::RELEASING},
+      {"StuckInReleasing", model::TaskStatus::STUCK_IN_RELEASING},
+      {"Succeeded", model::TaskStatus::SUCCEEDED}, {"Failed", model::TaskStatus::FAILED},
+      {"Unknown", model::TaskStatus::UNKNOWN}};
+  auto it = table.find(s);
+  if (it == table.end()) throw std::runtime_error("unknown pod status " + s);
+  return it->second;
+}
+
+model::QuotaSpec quota(const json& j) {
+  return model::QuotaSpec{j.at("quota").get<double>(), j.at("limit").get<double>(), j.at("oqw").get<double>()};
+}
+
+}  // namespace
+
+std::map<std::string, PodState> initial_pods(const json& c) {
+  std::map<std::string, PodState> pods;
+  for (const json& job : c.at("jobs")) {
+    for (const json& t : job.at("tasks")) {
+      PodState p;
+      p.status = t.at("status").get<std::string>();
+      if (!t.at("node").is_null()) p.node = t.at("node").get<std::string>();
+      if (t.contains("gpu_groups")) p.gpu_groups = t.at("gpu_groups").get<std::vector<std::string>>();
+      pods[t.at("name").get<std::string>()] = p;
+    }
+  }
+  return pods;
+}
+
+model::ClusterState build_state(const json& c, const std::map<std::string, PodState>& pods) {
+  model::ClusterState state;
+  state.now_ns = kNow;
+  const json& cfg = c.at("config");
+  state.config.predicates_enabled = cfg.at("predicates_enabled").get<bool>();
+  state.config.max_consolidation_preemptees = cfg.at("max_consolidation_preemptees").get<int>();
+  state.config.allow_consolidating_reclaim = cfg.at("allow_consolidating_reclaim").get<bool>();
+  state.config.use_scheduling_signatures = cfg.at("use_scheduling_signatures").get<bool>();
+  state.config.staleness_grace_ns = static_cast<std::int64_t>(cfg.at("staleness_grace_s").get<double>() * 1e9);
+  state.config.k_value = 0;
+  state.priority_classes = model::default_priority_classes();
+
+  // Nodes.
+  for (const json& n : c.at("nodes")) {
+    model::Node node;
+    node.name = n.at("name").get<std::string>();
+    node.labels = n.at("labels").get<model::Labels>();
+    sim::ResourceVec alloc = sim::ResourceVec::Zero();
+    sim::at(alloc, Resource::CPU) = n.at("cpu_milli").get<double>();
+    sim::at(alloc, Resource::MEMORY) = n.at("memory_bytes").get<double>();
+    sim::at(alloc, Resource::GPU) = n.at("allocatable_gpus").get<double>();
+    sim::at(alloc, Resource::PODS) = n.at("pods").get<double>();
+    if (n.contains("mig")) {
+      for (const auto& [name, count] : n.at("mig").items()) node.scalars_allocatable[name] = count.get<double>();
+    }
+    node.init(alloc);
+    node.gpu_memory_mib = n.at("gpu_memory_mib").get<std::int64_t>();
+    node.gpu_memory_synced = n.at("gpu_memory_synced").get<bool>();
+    if (auto it = node.labels.find("nvidia.com/gpu.count"); it != node.labels.end()) {
+      node.gpu_count_label = std::stoll(it->second);
+    }
+    state.node_by_name[node.name] = state.nodes.next_id();
+    state.nodes.push_back(std::move(node));
+  }
+  state.min_node_gpu_memory_mib = cfg.at("min_node_gpu_memory_mib").get<std::int64_t>();
+  state.max_node_gpu_memory_mib = cfg.at("max_node_gpu_memory_mib").get<std::int64_t>();
+
+  // Queues. KAI's test harness builds the session's queue map directly, so the
+  // full-hierarchy-fairness flattening of the snapshot path never applies here.
+  std::vector<model::QueueSpec> specs;
+  for (const json& q : c.at("queues")) {
+    model::QueueSpec s;
+    s.name = q.at("name").get<std::string>();
+    s.parent = q.at("parent").get<std::string>();
+    s.priority = q.at("priority").get<int>();
+    s.gpu = quota(q.at("gpu"));
+    s.cpu = quota(q.at("cpu_milli"));
+    s.memory = quota(q.at("memory_mb"));
+    s.created = model::CreationTime{kNow + q.at("created_rank").get<std::int64_t>() * kMinute, 0};
+    specs.push_back(s);
+  }
+  std::vector<model::QueueLink> links;
+  for (const auto& s : specs) {
+    model::QueueLink link;
+    link.uid = s.name;
+    link.parent = s.parent;
+    link.path = s.name;
+    links.push_back(std::move(link));
+  }
+  sim::Diagnostics diagnostics;
+  state.queue_tree = model::QueueTree::build(links, diagnostics);
+  state.queues.resize(state.queue_tree.size());
+  for (sim::QueueId q : state.queue_tree.level_order()) state.queues[q] = specs[state.queue_tree.source_index(q)];
+
+  // Jobs and pods; pods join their nodes in name order, as KAI's fake cluster adds them.
+  std::vector<sim::TaskId> on_nodes;
+  for (const json& j : c.at("jobs")) {
+    model::Job job;
+    job.name = j.at("name").get<std::string>();
+    job.ns = j.at("namespace").get<std::string>();
+    job.queue_name = j.at("queue").get<std::string>();
+    job.queue = state.queue_tree.find(job.queue_name);
+    job.priority = j.at("priority").get<int>();
+    job.preemptible = j.at("preemptible").get<bool>();
+    job.min_available = j.value("min_available", std::int64_t{1});
+    job.created_ns = kNow - j.at("age_minutes").get<std::int64_t>() * kMinute;
+    if (j.contains("stale_for_s") && !j.at("stale_for_s").is_null()) {
+      job.stale_since_ns = kNow - static_cast<std::int64_t>(j.at("stale_for_s").get<double>() * 1e9);
+    }
+    const sim::JobId job_id = state.jobs.next_id();
+    for (const json& t : j.at("tasks")) {
+      model::Task task;
+      task.id = state.tasks.next_id();
+      task.name = t.at("name").get<std::string>();
+      task.uid = task.name;
+      task.ns = job.ns;
+      task.job = job_id;
+      task.created_ns = job.created_ns;
+      const PodState& p = pods.at(task.name);
+      task.status = parse_status(p.status);
+      if (!p.node.empty()) task.node = state.find_node(p.node);
+      task.gpu_groups = p.gpu_groups;
+      const json& r = t.at("request");
+      sim::at(task.request, Resource::CPU) = r.at("cpu_milli").get<double>();
+      sim::at(task.request, Resource::MEMORY) = r.at("memory_bytes").get<double>();
+      sim::at(task.request, Resource::PODS) = r.value("pods", 1.0);
+      const double whole = r.value("gpu_whole", 0.0);
+      if (whole > 0) task.gpu = model::GpuRequirement::with_gpus(whole, 0);
+      if (r.contains("gpu_memory_mib")) {
+        task.gpu = model::GpuRequirement::with_gpus(0, r.at("gpu_memory_mib").get<std::int64_t>());
+        task.request_type = model::RequestType::GPU_MEMORY;
+      }
+      if (r.contains("gpu_fraction")) {
+        task.gpu = model::GpuRequirement::with_gpus(r.at("gpu_fraction").get<double>(), 0);
+        task.request_type = model::RequestType::FRACTION;
+      }
+      if (r.contains("fraction_devices")) {
+        task.gpu = model::GpuRequirement::multi_fraction(r.at("fraction_devices").get<std::int64_t>(),
+                                                         r.value("gpu_fraction", 0.0), r.value("gpu_memory_mib", std::int64_t{0}));
+      }
+      if (r.contains("mig")) {
+        task.gpu = model::GpuRequirement{};
+        for (const auto& [name, count] : r.at("mig").items()) {
+          task.gpu.mig[name] = count.get<std::int64_t>();
+          task.scalars[name] = count.get<double>();
+        }
+        task.request_type = model::RequestType::MIG;
+      }
+      task.legacy_mig = t.value("legacy_mig", false);
+      sim::at(task.request, Resource::GPU) = task.gpu.gpus();
+      if (t.contains("received_resource_type")) {
+        const std::string rt = t.at("received_resource_type").get<std::string>();
+        task.received_type = rt == "Fraction" ? model::ReceivedType::FRACTION
+                             : rt == "MigInstance" ? model::ReceivedType::MIG
+                                                   : model::ReceivedType::REGULAR;
+      }
+      if (t.contains("task_priority")) {
+        task.task_priority = t.at("task_priority").get<std::int64_t>();
+        task.has_task_priority = true;
+        task.labels["kai.scheduler/task-priority"] = std::to_string(task.task_priority);
+      }
+      if (t.contains("node_affinity")) {
+        model::NodeSelectorTerm term;
+        term.expressions.push_back({"kai.scheduler/type", "In", t.at("node_affinity").get<std::vector<std::string>>()});
+        task.placement.required.push_back(term);
+      }
+      // jobs_fake: a job with an allocated pod started a minute ago.
+      if (model::is_allocated(task.status)) job.last_start_ns = kNow - kMinute;
+      job.tasks.push_back(task.id);
+      if (task.node.valid() && model::is_active_used(task.status)) on_nodes.push_back(task.id);
+      state.tasks.push_back(std::move(task));
+    }
+    state.jobs.push_back(std::move(job));
+  }
+  std::sort(on_nodes.begin(), on_nodes.end(), [&](sim::TaskId a, sim::TaskId b) { return state.tasks[a].name < state.tasks[b].name; });
+  for (sim::TaskId t : on_nodes) state.nodes[state.tasks[t].node].add_task(state.tasks[t]);
+  return state;
+}
+
+std::vector<std::string> check(const json& expect, const sim::sched::Session& ssn, std::size_t binds,
+                               std::size_t evictions, std::size_t pipelines) {
+  std::vector<std::string> errors;
+  const model::ClusterState& state = ssn.state;
+  auto find_job = [&](const std::string& name) {
+    for (std::size_t i = 0; i < state.jobs.size(); ++i) {
+      if (state.jobs[sim::JobId(static_cast<sim::JobId::value_type>(i))].name == name) return sim::JobId(static_cast<sim::JobId::value_type>(i));
+    }
+    return sim::JobId::invalid();
+  };
+  auto node_name = [&](sim::NodeId n) { return n.valid() ? state.nodes[n].name : std::string(); };
+  for (const auto& [name, want] : expect.at("jobs").items()) {
+    const sim::JobId j = find_job(name);
+    if (!j.valid()) {
+      errors.push_back("job " + name + " not found");
+      continue;
+    }
+    const std::string want_status = want.at("status").get<std::string>();
+    double gpus = 0;
+    for (sim::TaskId t : state.jobs[j].tasks) {
+      const model::Task& task = state.tasks[t];
+      if (std::string(model::to_string(task.status)) != want_status) {
+        errors.push_back(task.name + ": status " + std::string(model::to_string(task.status)) + ", want " + want_status);
+      }
+      if (want.contains("node") && !want.at("node").get<std::string>().empty() &&
+          node_name(task.node) != want.at("node").get<std::string>()) {
+        errors.push_back(task.name + ": node " + node_name(task.node) + ", want " + want.at("node").get<std::string>());
+      }
+      gpus += task.gpu.gpus();
+    }
+    if (gpus != want.at("gpus_required").get<double>()) {
+      errors.push_back(name + ": GPUs required " + sim::io::go_json_number(gpus));
+    }
+    static const std::set<std::string> allocated = {"Allocated", "Binding", "Bound", "Running"};
+    if (allocated.contains(want_status) && !state.jobs[j].last_start_ns) {
+      errors.push_back(name + ": last start timestamp not set");
+    }
+  }
+  for (const auto& [name, want] : expect.at("tasks").items()) {
+    for (const model::Task& task : state.tasks) {
+      if (task.name != name) continue;
+      const std::string want_status = want.at("status").get<std::string>();
+      if (std::string(model::to_string(task.status)) != want_status) {
+        errors.push_back(task.name + ": status " + std::string(model::to_string(task.status)) + ", want " + want_status);
+      }
+      if (want.contains("node") && !want.at("node").get<std::string>().empty() &&
+          node_name(task.node) != want.at("node").get<std::string>()) {
+        errors.push_back(task.name + ": node " + node_name(task.node) + ", want " + want.at("node").get<std::string>());
+      }
+    }
+  }
+  for (const auto& [name, want] : expect.at("nodes").items()) {
+    const sim::NodeId n = state.find_node(name);
+    if (!n.valid()) continue;
+    if (want.contains("idle_gpus") && sim::at(state.nodes[n].idle, Resource::GPU) != want.at("idle_gpus").get<double>()) {
+      errors.push_back("node " + name + ": idle GPUs " + sim::io::go_json_number(sim::at(state.nodes[n].idle, Resource::GPU)));
+    }
+    if (want.contains("releasing_gpus") &&
+        sim::at(state.nodes[n].releasing, Resource::GPU) != want.at("releasing_gpus").get<double>()) {
+      errors.push_back("node " + name + ": releasing GPUs " + sim::io::go_json_number(sim::at(state.nodes[n].releasing, Resource::GPU)));
+    }
+  }
+  auto bound = [&](const char* key, std::size_t actual) {
+    if (expect.contains(key) && !expect.at(key).is_null() && actual > expect.at(key).get<std::size_t>()) {
+      errors.push_back(std::string(key) + " exceeded: " + std::to_string(actual));
+    }
+  };
+  bound("max_binds", binds);
+  bound("max_evictions", evictions);
+  bound("max_pipelines", pipelines);
+  return errors;
+}
+
+}  // namespace kai_cases

@@ -1,0 +1,3 @@
+module kaisim/tools/kai-cases
+
+go 1.22
