@@ -1,0 +1,91 @@
+"""`kaisim cycle`: the runbook's states through one KAI scheduling cycle."""
+import json
+
+from conftest import SOURCE_DIR
+
+SEED = SOURCE_DIR / "scenarios" / "seed"
+BASE = [SEED / "l40s-node.yaml", SEED / "create-queues.yaml"]
+
+
+def cycle(kaisim, *paths, stdin=None):
+    run = kaisim("cycle", *paths, stdin=stdin)
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
+def test_three_teams_get_their_0_33_on_one_l40s(kaisim):
+    report = cycle(kaisim, *BASE, SEED / "nlp-pod.yaml", SEED / "vision-pod.yaml", SEED / "recommender-pod.yaml")
+    assert [b["pod"] for b in report["binds"]] == [
+        "default/nlp-batch-test", "default/vision-batch-test", "default/recommender-batch-test"]
+    assert {b["node"] for b in report["binds"]} == {"l40s-0"}
+    assert len({tuple(b["gpuGroups"]) for b in report["binds"]}) == 1  # one shared GPU
+    for team in ("team-nlp", "team-vision", "team-recommender"):
+        assert report["queues"][team]["allocated"]["gpu"] == 0.33
+        assert report["queues"][team]["status"]["allocated"]["nvidia.com/gpu"] == "330m"
+        assert report["fairShare"][team]["gpu"] == 0.33
+    assert report["queues"]["ml-org"]["status"]["allocated"]["nvidia.com/gpu"] == "990m"
+    assert report["evictions"] == [] and report["pending"] == []
+
+
+BURST_STATE = """
+apiVersion: v1
+kind: Pod
+metadata:
+  name: nlp-batch-test
+  uid: nlp-1
+  creationTimestamp: "2026-08-03T10:00:00Z"
+  labels: {kai.scheduler/queue: team-nlp, runai-gpu-group: gpu-a}
+  annotations: {gpu-fraction: "0.33", received-resource-type: Fraction}
+spec: {schedulerName: kai-scheduler, priorityClassName: train, nodeName: l40s-0, containers: [{name: c}]}
+status: {phase: Running}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: nlp-burst
+  uid: nlp-2
+  creationTimestamp: "2026-08-03T10:05:00Z"
+  labels: {kai.scheduler/queue: team-nlp, runai-gpu-group: gpu-a}
+  annotations: {gpu-fraction: "0.66", received-resource-type: Fraction}
+spec: {schedulerName: kai-scheduler, priorityClassName: train, nodeName: l40s-0, containers: [{name: c}]}
+status: {phase: Running}
+"""
+
+
+def test_vision_returns_and_reclaims_from_the_nlp_burst(kaisim, tmp_path):
+    state = tmp_path / "burst.yaml"
+    state.write_text(BURST_STATE)
+    report = cycle(kaisim, *BASE, state, SEED / "vision-pod.yaml")
+    assert report["fairShare"]["team-vision"]["gpu"] == 0.33
+    assert report["fairShare"]["team-nlp"]["gpu"] == 0.6699999999999999
+    assert report["binds"] == []
+    assert [(e["pod"], e["reason"], e["outcome"]) for e in report["evictions"]] == [
+        ("default/nlp-burst", "reclaim", "deleted")]
+    assert [(p["pod"], p["node"], p["gpuGroups"]) for p in report["pipelined"]] == [
+        ("default/vision-batch-test", "l40s-0", ["gpu-a"])]
+
+
+def test_same_snapshot_same_bytes(kaisim):
+    paths = [*BASE, SEED / "nlp-pod.yaml", SEED / "nlp-burst.yaml"]
+    assert kaisim("cycle", *paths).stdout == kaisim("cycle", *paths).stdout
+
+
+def test_a_folder_is_read_file_by_file(kaisim, tmp_path):
+    for p in [*BASE, SEED / "nlp-pod.yaml"]:
+        (tmp_path / p.name).write_text(p.read_text())
+    report = cycle(kaisim, tmp_path)
+    assert [b["pod"] for b in report["binds"]] == ["default/nlp-batch-test"]
+
+
+def test_bad_snapshot_is_one_clear_error(kaisim, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n"
+                   "    - name: c\n      resources: {requests: {memory: 12 parsecs}}\n")
+    run = kaisim("cycle", bad)
+    assert run.returncode == 2
+    assert run.stdout == ""
+    assert run.stderr == (f"kaisim: error: {bad}:7:38: spec.containers[0].resources.requests.memory: "
+                          "not a valid quantity such as \"500m\", \"2\" or \"1Gi\": \"12 parsecs\"\n")
+    run = kaisim("cycle", *BASE, "--now", "yesterday")
+    assert run.returncode == 2
+    assert "--now: not an RFC 3339 time" in run.stderr

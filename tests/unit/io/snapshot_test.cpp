@@ -1,0 +1,97 @@
+// Snapshot loading: the runbook's literal manifests, KAI's snapshot.json shape, pod-grouper
+// defaults, and errors that name file, line and field.
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
+
+#include "sim/io/snapshot.hpp"
+
+namespace {
+
+std::string seed(const std::string& name) {
+  std::ifstream in(std::string(KAISIM_SOURCE_DIR) + "/scenarios/seed/" + name);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string error_of(const std::string& text) {
+  sim::Diagnostics d;
+  try {
+    (void)sim::io::load_snapshot({{text, "snap.yaml"}}, {}, d);
+  } catch (const sim::InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("the runbook's manifests load: node, queues, bare pods grouped", "[io][snapshot][seed]") {
+  sim::Diagnostics d;
+  const auto state = sim::io::load_snapshot({{seed("l40s-node.yaml"), "l40s-node.yaml"},
+                                             {seed("create-queues.yaml"), "create-queues.yaml"},
+                                             {seed("nlp-pod.yaml"), "nlp-pod.yaml"},
+                                             {seed("nlp-burst.yaml"), "nlp-burst.yaml"}},
+                                            {}, d);
+  CHECK(d.warnings.empty());
+  REQUIRE(state.nodes.size() == 1);
+  const auto& node = state.nodes[sim::NodeId(0)];
+  CHECK(node.gpu_memory_mib == 46000);
+  CHECK(node.gpu_memory_synced);
+  CHECK(node.gpu_count() == 1);
+  CHECK(state.queue_tree.size() == 4);
+  REQUIRE(state.jobs.size() == 2);
+  const auto& job = state.jobs[sim::JobId(0)];
+  CHECK(job.name == "pg-nlp-batch-test-default/nlp-batch-test");  // pod-grouper name pg-<pod>-<uid>
+  CHECK(job.queue_name == "team-nlp");
+  CHECK(job.priority == 50);  // train
+  CHECK(job.preemptible);
+  const auto& task = state.tasks[sim::TaskId(1)];
+  CHECK(task.name == "nlp-burst");
+  CHECK(task.gpu.portion == 0.66);
+  CHECK(task.status == sim::model::TaskStatus::PENDING);
+  CHECK(task.placement.tolerations.size() == 1);
+  CHECK(task.placement.node_selector.at("nvidia.com/gpu.present") == "true");
+}
+
+TEST_CASE("KAI's snapshot.json shape is read through rawObjects", "[io][snapshot]") {
+  sim::Diagnostics d;
+  const auto state = sim::io::load_snapshot({{R"({"config": {}, "schedulerParams": {}, "rawObjects": {
+      "nodes": [{"metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "nvidia.com/gpu": "2"}}}],
+      "queues": [{"metadata": {"name": "q"}, "spec": {"resources": {"gpu": {"quota": 1, "limit": -1}}}}],
+      "podGroups": [{"metadata": {"name": "pg", "namespace": "a"}, "spec": {"queue": "q", "minMember": 2, "priorityClassName": "inference"}}],
+      "pods": [{"metadata": {"name": "p0", "namespace": "a", "annotations": {"pod-group-name": "pg"}},
+                "spec": {"schedulerName": "kai-scheduler", "containers": [{"name": "c", "resources": {"requests": {"cpu": "500m"}}}]}}]}})",
+                                              "snapshot.json"}},
+                                            {}, d);
+  REQUIRE(state.jobs.size() == 1);
+  CHECK(state.jobs[sim::JobId(0)].min_available == 2);
+  CHECK(state.jobs[sim::JobId(0)].priority == 125);
+  CHECK_FALSE(state.jobs[sim::JobId(0)].preemptible);
+  CHECK(sim::at(state.tasks[sim::TaskId(0)].request, sim::Resource::CPU) == 500);
+}
+
+TEST_CASE("bad snapshots name the file, line and field", "[io][snapshot][errors]") {
+  CHECK(error_of("apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus:\n  allocatable: {cpu: lots}\n") ==
+        "snap.yaml:5:22: status.allocatable.cpu: not a valid quantity such as \"500m\", \"2\" or \"1Gi\": \"lots\"");
+  CHECK(error_of("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {}\n") ==
+        "snap.yaml:4:7: spec: missing required field \"containers\"");
+  CHECK(error_of("apiVersion: v1\nkind: Node\nmetadata: {name: n}\n") ==
+        "snap.yaml:1:1: node has neither status.allocatable nor status.capacity");
+  CHECK(error_of("kind: PodGroup\nmetadata: {name: g}\nspec: {preemptibility: maybe}\n") ==
+        "snap.yaml:3:24: spec.preemptibility: must be \"preemptible\" or \"non-preemptible\"");
+}
+
+TEST_CASE("pods naming a missing queue wait with a reason; unknown kinds warn", "[io][snapshot]") {
+  sim::Diagnostics d;
+  const auto state = sim::io::load_snapshot(
+      {{"kind: ConfigMap\nmetadata: {name: x}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, labels: {kai.scheduler/queue: ghost}}\n"
+        "spec: {schedulerName: kai-scheduler, containers: [{name: c}]}\n",
+        "m.yaml"}},
+      {}, d);
+  REQUIRE(state.jobs.size() == 1);
+  CHECK(state.jobs[sim::JobId(0)].problem == "queue \"ghost\" does not exist");
+  REQUIRE(d.warnings.size() == 1);
+  CHECK_THAT(d.warnings[0], Catch::Contains("kind \"ConfigMap\" is not used by the scheduler"));
+}
