@@ -97,10 +97,8 @@ bool allocate_job(Session& ssn, Statement& stmt, const std::vector<NodeId>& node
 
 std::vector<JobView> all_job_views(const Session& ssn) {
   std::vector<JobView> views;
-  for (std::size_t i = 0; i < ssn.state.jobs.size(); ++i) views.push_back(full_view(ssn, JobId(static_cast<JobId::value_type>(i))));
-  std::sort(views.begin(), views.end(), [&](const JobView& a, const JobView& b) {
-    return ssn.state.jobs[a.id].name < ssn.state.jobs[b.id].name;
-  });
+  views.reserve(ssn.jobs_by_name().size());
+  for (JobId j : ssn.jobs_by_name()) views.push_back(full_view(ssn, j));
   return views;
 }
 

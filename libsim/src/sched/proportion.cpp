@@ -266,11 +266,11 @@ double saturation(double allocated, double fair_share) {
 
 }  // namespace
 
-bool reclaim_victim_allowed(const Session& ssn, const JobView& reclaimer, JobId victim) {
+bool reclaim_victim_allowed(const Session& ssn, const JobView& reclaimer, const ResourceVec& request,
+                            JobId victim) {
   const auto [rl, vl] = leveled_queues(ssn.state.queue_tree, ssn.state.jobs[reclaimer.id].queue,
                                        ssn.state.jobs[victim].queue);
   if (!rl.valid() || !vl.valid()) return true;
-  const ResourceVec request = tasks_to_allocate_quantities(ssn, reclaimer);
   const QueueShares& v = ssn.queues[vl];
   if (!reclaimer_fits_deserved(ssn.queues[rl], request)) return fits_maintain_fair_share(v, allocated_of(v));
   // canBeDeservedQuotaReclaimCandidate, over the resources the reclaimer asks for.

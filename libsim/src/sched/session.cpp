@@ -7,6 +7,10 @@
 namespace sim::sched {
 
 Session::Session(model::ClusterState& cluster) : state(cluster), config(cluster.config) {
+  jobs_by_name_.reserve(state.jobs.size());
+  for (std::size_t i = 0; i < state.jobs.size(); ++i) jobs_by_name_.emplace_back(static_cast<JobId::value_type>(i));
+  std::sort(jobs_by_name_.begin(), jobs_by_name_.end(),
+            [&](JobId a, JobId b) { return state.jobs[a].name < state.jobs[b].name; });
   open_proportion();
 }
 
@@ -63,10 +67,7 @@ void Session::open_proportion() {
 
   // updateQueuesCurrentResourceUsage, in a fixed order (KAI iterates maps): jobs by name, tasks
   // in pod order.
-  std::vector<JobId> jobs;
-  for (std::size_t i = 0; i < state.jobs.size(); ++i) jobs.emplace_back(static_cast<JobId::value_type>(i));
-  std::sort(jobs.begin(), jobs.end(), [&](JobId a, JobId b) { return state.jobs[a].name < state.jobs[b].name; });
-  for (JobId j : jobs) {
+  for (JobId j : jobs_by_name_) {
     const model::Job& job = state.jobs[j];
     if (!job.queue.valid()) continue;
     for (TaskId t : job.tasks) {

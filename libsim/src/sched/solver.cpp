@@ -17,46 +17,70 @@ double gpus_quota_accepted(const model::Task& t) { return t.accepted_gpu.gpus_qu
 
 double node_free_gpus(const model::Node& n) { return n.idle_gpus_with_shared() + n.releasing_gpus_with_shared(); }
 
-// AccumulatedIdleGpus: can the pending GPU demand (largest first) fit greedily into the N nodes
-// with the most idle + releasing + freed GPUs (N = number of pending pods)?
-bool idle_gpus_filter(const Session& ssn, const Scenario& sc) {
-  std::vector<double> required;
-  for (TaskId t : sc.pending) required.push_back(ssn.state.tasks[t].gpu.gpus_quota());
-  std::sort(required.begin(), required.end(), std::greater<>());
-  std::vector<double> capacity(ssn.state.nodes.size(), 0);
-  for (std::size_t i = 0; i < ssn.state.nodes.size(); ++i) {
-    capacity[i] = node_free_gpus(ssn.state.nodes[NodeId(static_cast<NodeId::value_type>(i))]);
-  }
-  auto add = [&](TaskId id) {
-    const model::Task& t = ssn.state.tasks[id];
-    if (t.node.valid()) capacity[t.node.index()] += gpus_quota_accepted(t);
-  };
-  for (TaskId t : sc.recorded_tasks) add(t);
-  for (TaskId t : sc.potential) add(t);
-  std::vector<std::size_t> nodes(capacity.size());
-  for (std::size_t i = 0; i < nodes.size(); ++i) nodes[i] = i;
-  std::stable_sort(nodes.begin(), nodes.end(), [&](std::size_t a, std::size_t b) {
-    if (capacity[a] != capacity[b]) return capacity[a] > capacity[b];
-    return ssn.state.nodes[NodeId(static_cast<NodeId::value_type>(a))].name <
-           ssn.state.nodes[NodeId(static_cast<NodeId::value_type>(b))].name;
-  });
-  nodes.resize(std::min(nodes.size(), sc.pending.size()));
-  std::vector<double> used(capacity.size(), 0);
-  for (double need : required) {
-    if (need == 0) return true;
-    bool matched = false;
-    for (std::size_t n : nodes) {
-      if (capacity[n] < need) break;
-      if (capacity[n] - used[n] >= need) {
-        used[n] += need;
-        matched = true;
-        break;
-      }
+// AccumulatedIdleGpus (accumulated_scenario_filters/idle_gpus): can the pending GPU demand,
+// largest first, fit greedily into the N nodes with the most idle + releasing + freed GPUs
+// (N = number of pending pods)? Kept incrementally, since a builder only ever adds victims.
+class IdleGpusFilter {
+ public:
+  IdleGpusFilter(const Session& ssn, const std::vector<TaskId>& pending) : ssn_(ssn) {
+    for (TaskId t : pending) required_.push_back(ssn.state.tasks[t].gpu.gpus_quota());
+    std::sort(required_.begin(), required_.end(), std::greater<>());
+    std::vector<std::size_t> by_name(ssn.state.nodes.size());
+    for (std::size_t i = 0; i < by_name.size(); ++i) by_name[i] = i;
+    auto name = [&](std::size_t i) -> const std::string& { return ssn.state.nodes[NodeId(static_cast<NodeId::value_type>(i))].name; };
+    std::sort(by_name.begin(), by_name.end(), [&](std::size_t a, std::size_t b) { return name(a) < name(b); });
+    name_rank_.resize(by_name.size());
+    for (std::size_t r = 0; r < by_name.size(); ++r) name_rank_[by_name[r]] = r;
+    capacity_.resize(by_name.size());
+    for (std::size_t i = 0; i < capacity_.size(); ++i) {
+      capacity_[i] = node_free_gpus(ssn.state.nodes[NodeId(static_cast<NodeId::value_type>(i))]);
+      order_.insert(key(i));
     }
-    if (!matched) return false;
   }
-  return true;
-}
+
+  void add_victim(TaskId id) {
+    const model::Task& t = ssn_.state.tasks[id];
+    if (!t.node.valid() || !seen_.insert(id).second) return;
+    const std::size_t n = t.node.index();
+    order_.erase(key(n));
+    capacity_[n] += gpus_quota_accepted(t);
+    order_.insert(key(n));
+  }
+
+  bool passes() const {
+    std::vector<std::pair<std::size_t, double>> used;  // top nodes and what was placed on them
+    for (auto it = order_.begin(); it != order_.end() && used.size() < required_.size(); ++it) {
+      used.emplace_back(it->second, 0.0);
+    }
+    for (double need : required_) {
+      if (need == 0) return true;
+      bool matched = false;
+      for (auto& [node, taken] : used) {
+        const double cap = capacity_[node];
+        if (cap < need) break;
+        if (cap - taken >= need) {
+          taken += need;
+          matched = true;
+          break;
+        }
+      }
+      if (!matched) return false;
+    }
+    return true;
+  }
+
+ private:
+  // Most capacity first, then node name.
+  std::pair<std::pair<double, std::size_t>, std::size_t> key(std::size_t n) const {
+    return {{-capacity_[n], name_rank_[n]}, n};
+  }
+  const Session& ssn_;
+  std::vector<double> required_;
+  std::vector<double> capacity_;
+  std::vector<std::size_t> name_rank_;
+  std::set<std::pair<std::pair<double, std::size_t>, std::size_t>> order_;
+  std::unordered_set<TaskId> seen_;
+};
 
 // PodAccumulatedScenarioBuilder: grows one "outer" scenario victim slice by victim slice.
 class ScenarioBuilder {
@@ -68,6 +92,8 @@ class ScenarioBuilder {
     if (!pending.empty()) {
       scenario_ = std::make_unique<Scenario>(ssn, preemptor, pending, recorded);
       for (const JobView& j : recorded) recorded_set_.insert(j.tasks.begin(), j.tasks.end());
+      filter_ = std::make_unique<IdleGpusFilter>(ssn, pending);
+      for (TaskId t : scenario_->recorded_tasks) filter_->add_victim(t);
     }
   }
 
@@ -80,7 +106,7 @@ class ScenarioBuilder {
         if (!add_next_victims()) continue;
       }
       advance = true;
-      if (!idle_gpus_filter(ssn_, *scenario_)) continue;
+      if (!filter_->passes()) continue;
       return scenario_.get();
     }
   }
@@ -111,6 +137,7 @@ class ScenarioBuilder {
       victims_->push(rest);
     }
     scenario_->add_potential(ssn_, tasks);
+    for (TaskId t : tasks) filter_->add_victim(t);
     return true;
   }
 
@@ -121,6 +148,7 @@ class ScenarioBuilder {
   std::unique_ptr<Scenario> scenario_;
   std::unordered_set<TaskId> recorded_set_;
   std::unique_ptr<Emitter> emitter_;
+  std::unique_ptr<IdleGpusFilter> filter_;
 };
 
 // subScenarioEmitter: evict every slice on the K nodes that free the most GPUs cheaply, K growing.
@@ -236,7 +264,7 @@ std::unique_ptr<Scenario> ScenarioBuilder::next_for_gang(bool advance_first) {
       if (!add_next_victims()) continue;
     }
     advance = true;
-    if (!idle_gpus_filter(ssn_, *scenario_)) continue;
+    if (!filter_->passes()) continue;
     if (scenario_->potential.empty()) return std::make_unique<Scenario>(*scenario_);
     emitter_ = std::make_unique<Emitter>(ssn_, *scenario_, feasible_);
   }
@@ -306,11 +334,12 @@ Scenario::Scenario(const Session& ssn, JobView preemptor_view, std::vector<TaskI
 void Scenario::add_group(const Session& ssn, const std::vector<TaskId>& tasks) {
   const JobId job = ssn.state.tasks[tasks.front()].job;
   groups[job].push_back(tasks);
-  auto it = std::find_if(victims.begin(), victims.end(), [&](const auto& v) { return v.first == job; });
-  if (it == victims.end()) {
+  auto [it, inserted] = victim_index.try_emplace(job, victims.size());
+  if (inserted) {
     victims.emplace_back(job, tasks);
   } else {
-    it->second.insert(it->second.end(), tasks.begin(), tasks.end());
+    auto& list = victims[it->second].second;
+    list.insert(list.end(), tasks.begin(), tasks.end());
   }
 }
 
@@ -351,13 +380,13 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
   std::set<JobId> victim_jobs;
   for (TaskId t : all_victims) victim_jobs.insert(ssn_.state.tasks[t].job);
   JobQueue order(ssn_, false);
-  for (const JobView& v : all_job_views(ssn_)) {
-    if (v.id == sc.preemptor.id) {
-      order.push(sc.preemptor);
-    } else if (victim_jobs.contains(v.id) || has_pending_task(ssn_, v)) {
-      order.push(v);
-    }
-  }
+  std::vector<JobId> to_order(victim_jobs.begin(), victim_jobs.end());
+  to_order.insert(to_order.end(), pending_jobs_.begin(), pending_jobs_.end());
+  to_order.push_back(sc.preemptor.id);
+  std::sort(to_order.begin(), to_order.end(),
+            [&](JobId a, JobId b) { return ssn_.state.jobs[a].name < ssn_.state.jobs[b].name; });
+  to_order.erase(std::unique(to_order.begin(), to_order.end()), to_order.end());
+  for (JobId j : to_order) order.push(j == sc.preemptor.id ? sc.preemptor : full_view(ssn_, j));
   bool preemptor_placed = false;
   bool preemptor_failed = false;
   while (!order.empty()) {
@@ -455,6 +484,10 @@ SolveResult JobSolver::solve(const JobView& job) {
   const std::vector<TaskId> to_allocate = tasks_to_allocate(ssn_, job, false);
   const std::size_t n = to_allocate.size();
   if (n == 0) return out;
+  pending_jobs_.clear();
+  for (JobId j : ssn_.jobs_by_name()) {
+    if (has_pending_task(ssn_, full_view(ssn_, j))) pending_jobs_.push_back(j);
+  }
   for (int generator : {kNodeLocalGreedy, kMultiNodeGang}) {
     std::vector<TaskId> recorded_tasks;
     std::vector<JobView> recorded_jobs;

@@ -77,11 +77,12 @@ void run_reclaim(Session& ssn) {
     auto victims = [&ssn, job] {
       auto q = std::make_unique<JobQueue>(ssn, true);
       const QueueId own = ssn.state.jobs[job.id].queue;
+      const ResourceVec request = tasks_to_allocate_quantities(ssn, job);
       for (const JobView& v : all_job_views(ssn)) {
         const model::Job& candidate = ssn.state.jobs[v.id];
         if (candidate.queue == own || !candidate.queue.valid()) continue;
         if (!candidate.preemptible || active_allocated_count(ssn, v) == 0) continue;
-        if (!reclaim_victim_allowed(ssn, job, v.id)) continue;
+        if (!reclaim_victim_allowed(ssn, job, request, v.id)) continue;
         if (!is_elastic(ssn, v.id) && min_runtime_protected(ssn, v.id, job.id, true)) continue;
         q->push(v);
       }

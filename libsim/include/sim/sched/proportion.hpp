@@ -36,7 +36,9 @@ bool can_reclaim_resources(const Session& ssn, const JobView& reclaimer);
 
 /// FilterVictim (reclaimable/filter_victims.go): may `victim`'s queue give resources to the
 /// reclaimer, judged at the first level where their queue paths part.
-bool reclaim_victim_allowed(const Session& ssn, const JobView& reclaimer, JobId victim);
+/// `reclaimer_request` is tasks_to_allocate_quantities(reclaimer), computed once by the caller.
+bool reclaim_victim_allowed(const Session& ssn, const JobView& reclaimer, const ResourceVec& reclaimer_request,
+                            JobId victim);
 
 /// One reclaim scenario's verdict (reclaimable.go Reclaimable): every victim unit must keep the
 /// victim side above its fair share or take it from above its quota while the reclaimer is within

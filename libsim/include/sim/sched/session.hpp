@@ -70,6 +70,9 @@ class Session {
 
   void record_fit_error(JobId job, std::string message);
 
+  /// Every job, by PodGroup name: the fixed order kaisim uses where KAI iterates its job map.
+  const std::vector<JobId>& jobs_by_name() const { return jobs_by_name_; }
+
   /// A new shared-GPU group id. KAI uses a random UUID; kaisim numbers them per cycle so runs are
   /// reproducible ("<node>-gpu-<n>"; non-numeric, so KAI's "new group needs 2 pod slots" holds).
   std::string new_gpu_group_id(const model::Node& node);
@@ -77,6 +80,7 @@ class Session {
  private:
   void open_proportion();
   std::size_t next_group_ = 0;
+  std::vector<JobId> jobs_by_name_;
 };
 
 }  // namespace sim::sched

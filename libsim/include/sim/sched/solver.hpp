@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/sched/job_queue.hpp"
@@ -27,6 +28,7 @@ struct Scenario {
   /// Slices ("task groups") per victim job.
   std::map<JobId, std::vector<std::vector<TaskId>>> groups;
   std::map<NodeId, std::vector<JobId>> potential_jobs_by_node;
+  std::unordered_map<JobId, std::size_t> victim_index;  ///< position of a job in `victims`
 
   Scenario(const Session& ssn, JobView preemptor, std::vector<TaskId> pending, std::vector<JobView> recorded);
   void add_potential(const Session& ssn, const std::vector<TaskId>& tasks);
@@ -64,6 +66,8 @@ class JobSolver {
 
   Session& ssn_;
   std::vector<NodeId> feasible_;
+  /// Jobs with a Pending pod when solve() started (every scenario starts from that state again).
+  std::vector<JobId> pending_jobs_;
   ScenarioValidator validator_;
   VictimQueueFactory victims_;
 };

@@ -1,0 +1,108 @@
+// One KAI scheduling cycle at scale, in the shapes of KAI's own Go benchmarks
+// (pkg/scheduler/actions/benchmark_test.go, integration_tests/reclaim/reclaim_benchmark_test.go):
+//   BM_Allocate/N/J      N nodes x 8 GPUs, J pending one-GPU jobs over 4 queues in 2 departments
+//   BM_FullCycle/N/J     the same cluster through all five actions
+//   BM_ReclaimLargeJobs/N  N nodes full of one-GPU jobs of a queue without quota; a job of N/10
+//                          eight-GPU pods in a queue that deserves everything reclaims
+// The snapshot is parsed once; each iteration copies the state and runs the cycle on the copy.
+//   build/bin/cycle_bench --benchmark_repetitions=3
+
+#include <benchmark/benchmark.h>
+
+#include <sstream>
+
+#include "sim/io/snapshot.hpp"
+#include "sim/sched/actions.hpp"
+#include "sim/sched/cycle.hpp"
+
+namespace {
+
+std::string node_yaml(const std::string& name) {
+  return "apiVersion: v1\nkind: Node\nmetadata: {name: " + name +
+         ", labels: {nvidia.com/gpu.count: \"8\"}}\nstatus: {allocatable: {cpu: \"64\", memory: 512Gi, pods: \"110\", "
+         "nvidia.com/gpu: \"8\"}}\n---\n";
+}
+
+std::string queue_yaml(const std::string& name, const std::string& parent, double gpus, double weight) {
+  std::ostringstream s;
+  s << "apiVersion: scheduling.run.ai/v2\nkind: Queue\nmetadata: {name: " << name << "}\nspec: {"
+    << (parent.empty() ? "" : "parentQueue: " + parent + ", ") << "resources: {gpu: {quota: " << gpus
+    << ", limit: -1, overQuotaWeight: " << weight
+    << "}, cpu: {quota: -1, limit: -1, overQuotaWeight: 1}, memory: {quota: -1, limit: -1, overQuotaWeight: 1}}}\n---\n";
+  return s.str();
+}
+
+std::string pod_yaml(const std::string& name, const std::string& queue, int gpus, const std::string& node,
+                     const std::string& group = "") {
+  std::ostringstream s;
+  s << "apiVersion: v1\nkind: Pod\nmetadata: {name: " << name << ", namespace: bench, labels: {kai.scheduler/queue: "
+    << queue << "}";
+  if (!group.empty()) s << ", annotations: {pod-group-name: " << group << "}";
+  s << "}\nspec: {schedulerName: kai-scheduler, priorityClassName: train, "
+    << (node.empty() ? "" : "nodeName: " + node + ", ") << "containers: [{name: c, resources: {requests: {cpu: \"1\", "
+    << "memory: 1G, nvidia.com/gpu: \"" << gpus << "\"}}}]}\nstatus: {phase: " << (node.empty() ? "Pending" : "Running")
+    << "}\n---\n";
+  return s.str();
+}
+
+sim::model::ClusterState load(const std::string& text) {
+  sim::Diagnostics d;
+  return sim::io::load_snapshot({{text, "bench.yaml"}}, {}, d);
+}
+
+sim::model::ClusterState pending_cluster(int nodes, int jobs) {
+  std::string text;
+  for (int i = 0; i < nodes; ++i) text += node_yaml("node-" + std::to_string(i));
+  const double total = nodes * 8.0;
+  text += queue_yaml("dept-a", "", total / 2, total / 2) + queue_yaml("dept-b", "", total / 2, total / 2);
+  for (int q = 0; q < 4; ++q) text += queue_yaml("queue-" + std::to_string(q), q < 2 ? "dept-a" : "dept-b", total / 4, 1);
+  for (int j = 0; j < jobs; ++j) text += pod_yaml("job-" + std::to_string(j), "queue-" + std::to_string(j % 4), 1, "");
+  return load(text);
+}
+
+sim::model::ClusterState reclaim_cluster(int nodes) {
+  std::string text;
+  for (int i = 0; i < nodes; ++i) text += node_yaml("node" + std::to_string(i));
+  text += queue_yaml("queue-0", "", 0, 0) + queue_yaml("queue-1", "", nodes * 8.0, 0);
+  for (int j = 0; j < nodes * 8; ++j) {
+    text += pod_yaml("running-job-" + std::to_string(j), "queue-0", 1, "node" + std::to_string(j % nodes));
+  }
+  const int large = std::max(1, nodes / 10);
+  text += "apiVersion: scheduling.run.ai/v2alpha2\nkind: PodGroup\nmetadata: {name: very-large-job, namespace: bench}\n"
+          "spec: {queue: queue-1, minMember: " + std::to_string(large) + ", priorityClassName: train}\n---\n";
+  for (int t = 0; t < large; ++t) {
+    text += pod_yaml("very-large-job-" + std::to_string(t), "queue-1", 8, "", "very-large-job");
+  }
+  return load(text);
+}
+
+void run(benchmark::State& state, const sim::model::ClusterState& initial, const std::string& only_action) {
+  for (auto _ : state) {
+    state.PauseTiming();
+    sim::model::ClusterState copy = initial;
+    if (!only_action.empty()) copy.config.actions = {only_action};
+    state.ResumeTiming();
+    sim::sched::Session ssn = sim::sched::run_cycle(copy);
+    benchmark::DoNotOptimize(ssn.binds.size());
+  }
+  state.counters["pods"] = static_cast<double>(initial.tasks.size());
+}
+
+void BM_Allocate(benchmark::State& state) {
+  run(state, pending_cluster(static_cast<int>(state.range(0)), static_cast<int>(state.range(1))), "allocate");
+}
+BENCHMARK(BM_Allocate)->Args({10, 50})->Args({50, 200})->Args({100, 500})->Unit(benchmark::kMillisecond);
+
+void BM_FullCycle(benchmark::State& state) {
+  run(state, pending_cluster(static_cast<int>(state.range(0)), static_cast<int>(state.range(1))), "");
+}
+BENCHMARK(BM_FullCycle)->Args({10, 50})->Args({100, 500})->Unit(benchmark::kMillisecond);
+
+void BM_ReclaimLargeJobs(benchmark::State& state) {
+  run(state, reclaim_cluster(static_cast<int>(state.range(0))), "reclaim");
+}
+BENCHMARK(BM_ReclaimLargeJobs)->Arg(10)->Arg(100)->Arg(1000)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
