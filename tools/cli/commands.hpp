@@ -16,5 +16,6 @@ using Command = std::function<int()>;
 Command add_fairshare_command(CLI::App& app);
 Command add_serve_command(CLI::App& app);
 Command add_cycle_command(CLI::App& app);
+Command add_replay_command(CLI::App& app);
 
 }  // namespace kaisim::cli

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   commands["fairshare"] = kaisim::cli::add_fairshare_command(app);
   commands["serve"] = kaisim::cli::add_serve_command(app);
   commands["cycle"] = kaisim::cli::add_cycle_command(app);
+  commands["replay"] = kaisim::cli::add_replay_command(app);
 
   try {
     app.parse(argc, argv);

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "k8s_reader.hpp"
+#include "snapshot_fields.hpp"
 #include "sim/io/quantity.hpp"
 #include "yaml_field.hpp"
 
@@ -578,20 +579,28 @@ std::optional<std::int64_t> parse_time_option(const std::string& text) { return 
 
 model::ClusterState load_snapshot(const std::vector<SnapshotSource>& sources,
                                   const SnapshotOptions& options, Diagnostics& diagnostics) {
-  Objects objects;
   std::vector<std::string> files;  // Field keeps a pointer to its file name
   files.reserve(sources.size());
   for (const SnapshotSource& source : sources) files.push_back(source.file);
+  std::vector<Field> docs;
   for (std::size_t s = 0; s < sources.size(); ++s) {
-    const std::vector<YAML::Node> docs = parse_documents(sources[s].text, files[s]);
-    for (std::size_t d = 0; d < docs.size(); ++d) {
-      const Field doc(docs[d], docs.size() == 1 ? std::string() : "documents[" + std::to_string(d) + "]", &files[s]);
-      doc.expect_map();
-      if (!doc.member("rawObjects").is_null()) {
-        add_raw_objects(doc.member("rawObjects"), objects, diagnostics);
-      } else {
-        add_by_kind(doc, objects, diagnostics);
-      }
+    const std::vector<YAML::Node> parsed = parse_documents(sources[s].text, files[s]);
+    for (std::size_t d = 0; d < parsed.size(); ++d) {
+      docs.emplace_back(parsed[d], parsed.size() == 1 ? std::string() : "documents[" + std::to_string(d) + "]", &files[s]);
+    }
+  }
+  return build_cluster_state(docs, options, diagnostics);
+}
+
+model::ClusterState build_cluster_state(const std::vector<Field>& docs, const SnapshotOptions& options,
+                                        Diagnostics& diagnostics) {
+  Objects objects;
+  for (const Field& doc : docs) {
+    doc.expect_map();
+    if (!doc.member("rawObjects").is_null()) {
+      add_raw_objects(doc.member("rawObjects"), objects, diagnostics);
+    } else {
+      add_by_kind(doc, objects, diagnostics);
     }
   }
 

@@ -18,6 +18,15 @@ class Field {
  public:
   Field(YAML::Node node, std::string path, const std::string* file)
       : node_(std::move(node)), path_(std::move(path)), file_(file) {}
+  Field(const Field&) = default;
+  // yaml-cpp's Node::operator= writes into the node it refers to (the document!); a Field must
+  // rebind instead, or sorting Fields would rewrite the parsed objects.
+  Field& operator=(const Field& other) {
+    node_.reset(other.node_);
+    path_ = other.path_;
+    file_ = other.file_;
+    return *this;
+  }
 
   const std::string& path() const { return path_; }
   SourceLocation where() const;

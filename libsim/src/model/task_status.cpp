@@ -60,6 +60,7 @@ std::string_view to_string(TaskStatus s) {
     case TaskStatus::SUCCEEDED: return "Succeeded";
     case TaskStatus::FAILED: return "Failed";
     case TaskStatus::UNKNOWN: return "Unknown";
+    case TaskStatus::DELETED: return "Deleted";
   }
   return "Unknown";
 }

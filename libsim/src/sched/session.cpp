@@ -121,7 +121,7 @@ void Session::on_deallocate(const model::Task& task) {
 }
 
 std::string Session::new_gpu_group_id(const model::Node& node) {
-  return node.name + "-gpu-" + std::to_string(next_group_++);
+  return node.name + "-gpu-" + std::to_string(state.next_gpu_group++);
 }
 
 void Session::record_fit_error(JobId job, std::string message) {

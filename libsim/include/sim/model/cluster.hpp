@@ -55,6 +55,9 @@ struct ClusterState {
   std::optional<std::int64_t> max_node_gpu_memory_mib;
 
   std::unordered_map<std::string, NodeId> node_by_name;
+  /// Next number for a new shared-GPU group id; a replay carries it from cycle to cycle so ids
+  /// stay unique.
+  std::uint64_t next_gpu_group = 0;
 
   NodeId find_node(const std::string& name) const;
 };

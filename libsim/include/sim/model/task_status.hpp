@@ -19,6 +19,7 @@ enum class TaskStatus {
   SUCCEEDED,
   FAILED,
   UNKNOWN,
+  DELETED,  ///< gone from the API server (kaisim replay keeps the record for reports)
 };
 
 /// Pending, Gated, Allocated, Pipelined, Binding, Bound, Running (not Releasing).

@@ -79,7 +79,6 @@ class Session {
 
  private:
   void open_proportion();
-  std::size_t next_group_ = 0;
   std::vector<JobId> jobs_by_name_;
 };
 

@@ -1,0 +1,38 @@
+#pragma once
+// `kaisim replay`: a scenario (docs/scenario-format.md) replayed on a virtual clock, one KAI
+// scheduling cycle every schedulePeriod, with the cluster kept as Kubernetes objects between
+// cycles exactly as the API server would hold them.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/core/error.hpp"
+
+namespace sim::api {
+
+struct ReplayOptions {
+  std::string scenario_path;
+  std::string out_dir;  ///< empty: no files, only the summary text
+  bool check = false;   ///< evaluate the scenario's `expect` blocks
+};
+
+/// One failed expectation, readable as "at 65s: queue team-vision allocated GPU is 0, want 0.33".
+struct ExpectationFailure {
+  std::int64_t at_ms;
+  std::string what;
+};
+
+struct ReplayResult {
+  std::string summary_table;  ///< the human-readable table printed on stdout
+  std::vector<ExpectationFailure> failures;
+  std::size_t expectations_checked = 0;
+  std::size_t cycles = 0;
+};
+
+/// Runs the replay. Throws InputError for a bad scenario (file, line, field) before writing
+/// anything; output files are written to a temporary folder and renamed into place at the end,
+/// so a failed run leaves no partial output.
+ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics);
+
+}  // namespace sim::api

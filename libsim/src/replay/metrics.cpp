@@ -1,0 +1,219 @@
+#include "metrics.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "sim/io/go_json.hpp"
+
+namespace sim::replay {
+namespace {
+
+using io::go_json_number;
+using io::json_string;
+
+std::string seconds(std::int64_t ms) { return go_json_number(static_cast<double>(ms) / 1000.0); }
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  // Nearest rank.
+  const auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(v.size())));
+  return v[std::max<std::size_t>(rank, 1) - 1];
+}
+
+std::string stat_or_null(const std::vector<double>& v, double p) {
+  return v.empty() ? "null" : go_json_number(percentile(v, p));
+}
+
+}  // namespace
+
+void Metrics::sample(const sched::Session& ssn, std::int64_t now_ms) {
+  const model::ClusterState& state = ssn.state;
+  const model::QueueTree& tree = state.queue_tree;
+  // Integrate the previous sample up to now.
+  const double dt = static_cast<double>(now_ms - last_ms_) / 1000.0;
+  for (auto& [name, totals] : totals_) {
+    if (last_.contains(name)) totals.gpu_seconds += at(last_.at(name).allocated, Resource::GPU) * dt;
+  }
+  cluster_gpu_seconds_ += allocated_gpus_now_ * dt;
+  stranded_mib_seconds_ += stranded_mib_now_ * dt;
+  last_ms_ = now_ms;
+
+  // Queue usage as the scheduler counts it after this cycle's decisions.
+  IdVector<QueueId, QueueSample> samples(tree.size());
+  for (const model::Job& job : state.jobs) {
+    if (!job.queue.valid()) continue;
+    for (TaskId id : job.tasks) {
+      const model::Task& t = state.tasks[id];
+      ResourceVec amount;
+      const bool allocated = model::is_allocated(t.status);
+      if (allocated) amount = sched::Session::quantify_accepted(t);
+      else if (t.status == model::TaskStatus::PENDING || t.status == model::TaskStatus::PIPELINED) amount = t.request;
+      else continue;
+      for (QueueId q = job.queue; q.valid(); q = tree.parent(q)) {
+        samples[q].requested += amount;
+        if (allocated) {
+          samples[q].allocated += amount;
+          if (!job.preemptible) samples[q].allocated_np += amount;
+        }
+      }
+    }
+  }
+  double leaf_allocated = 0;
+  for (QueueId q : tree.level_order()) {
+    QueueSample& s = samples[q];
+    s.leaf = tree.is_leaf(q);
+    for (Resource r : kQuotaResources) {
+      at(s.fair_share, r) = ssn.queues[q][r].fair_share;
+      at(s.quota, r) = ssn.queues[q][r].deserved;
+      at(s.limit, r) = ssn.queues[q][r].max_allowed;
+    }
+    const std::string& name = tree.uid(q);
+    QueueTotals& totals = totals_[name];
+    totals.quota_gpu = at(s.quota, Resource::GPU);
+    if (s.leaf) leaf_allocated += at(s.allocated, Resource::GPU);
+
+    // Timeline rows only when something changed for that queue and resource.
+    const bool first = !last_.contains(name);
+    for (Resource r : kQuotaResources) {
+      const auto col = [&](const QueueSample& x) {
+        return std::array<double, 6>{at(x.allocated, r), at(x.allocated_np, r), at(x.requested, r),
+                                     at(x.fair_share, r), at(x.quota, r), at(x.limit, r)};
+      };
+      if (!first && col(last_.at(name)) == col(s)) continue;
+      const auto v = col(s);
+      timeline_ += seconds(now_ms) + "," + name + "," + std::string(resource_name(r));
+      for (double x : v) timeline_ += "," + go_json_number(x);
+      timeline_ += "\n";
+    }
+    if (s.leaf) {
+      kai_timeline_ += seconds(now_ms) + "," + name + "," + go_json_number(at(s.allocated, Resource::GPU)) + "," +
+                       go_json_number(at(s.fair_share, Resource::GPU)) + "\n";
+    }
+    // Reclaim latency: from the moment the queue wants GPUs it is guaranteed but does not have,
+    // until it holds min(quota, requested).
+    const double quota = std::max(0.0, at(s.quota, Resource::GPU));
+    const double want = std::min(quota, at(s.requested, Resource::GPU));
+    const bool short_of_guarantee = at(s.allocated, Resource::GPU) + 1e-9 < want;
+    if (short_of_guarantee && totals.starved_since_ms < 0) totals.starved_since_ms = now_ms;
+    if (!short_of_guarantee && totals.starved_since_ms >= 0) {
+      totals.reclaim_latencies_s.push_back(static_cast<double>(now_ms - totals.starved_since_ms) / 1000.0);
+      totals.starved_since_ms = -1;
+    }
+    last_[name] = s;
+  }
+  allocated_gpus_now_ = leaf_allocated;
+
+  cluster_gpus_ = 0;
+  stranded_mib_now_ = 0;
+  for (const model::Node& n : state.nodes) {
+    if (n.unschedulable || !n.conditions_ok) continue;
+    cluster_gpus_ += at(n.allocatable, Resource::GPU);
+    for (const auto& [group, mib] : n.allocated_shared_mib) {
+      if (mib > 0) stranded_mib_now_ += static_cast<double>(n.gpu_memory_mib - mib);
+    }
+  }
+  stranded_mib_max_ = std::max(stranded_mib_max_, stranded_mib_now_);
+}
+
+void Metrics::record_events(const std::vector<PodEvent>& events) {
+  for (const PodEvent& e : events) {
+    events_ += "{\"time_s\":" + seconds(e.at_ms) + ",\"type\":" + json_string(e.type) + ",\"pod\":" + json_string(e.pod) +
+               ",\"queue\":" + json_string(e.queue);
+    if (!e.node.empty()) events_ += ",\"node\":" + json_string(e.node);
+    if (!e.reason.empty()) events_ += ",\"reason\":" + json_string(e.reason);
+    if (!e.beneficiary.empty()) events_ += ",\"for\":" + json_string(e.beneficiary);
+    events_ += ",\"gpus\":" + go_json_number(e.gpus) + "}\n";
+    if (e.type == "submit" || e.type == "recreate") submitted_[e.pod] = e.at_ms;
+    if (e.type == "bind") {
+      auto it = submitted_.find(e.pod);
+      if (it != submitted_.end()) {
+        const double wait = static_cast<double>(e.at_ms - it->second) / 1000.0;
+        totals_[e.queue].waits_s.push_back(wait);
+        all_waits_s_.push_back(wait);
+        submitted_.erase(it);
+      }
+    }
+    if (e.type == "evict") {
+      ++evictions_;
+      ++totals_[e.queue].evictions_suffered;
+      if (!e.beneficiary_queue.empty()) ++totals_[e.beneficiary_queue].evictions_caused;
+      evicted_at_.try_emplace(e.pod, e.at_ms);
+    }
+  }
+}
+
+void Metrics::finish(std::int64_t end_ms) {
+  const double dt = static_cast<double>(end_ms - last_ms_) / 1000.0;
+  for (auto& [name, totals] : totals_) {
+    if (last_.contains(name)) totals.gpu_seconds += at(last_.at(name).allocated, Resource::GPU) * dt;
+  }
+  cluster_gpu_seconds_ += allocated_gpus_now_ * dt;
+  stranded_mib_seconds_ += stranded_mib_now_ * dt;
+  last_ms_ = end_ms;
+}
+
+double Metrics::allocated_gpu(const std::string& queue) const {
+  auto it = last_.find(queue);
+  return it == last_.end() ? 0 : at(it->second.allocated, Resource::GPU);
+}
+
+bool Metrics::evicted(const std::string& pod, std::int64_t by_ms) const {
+  auto it = evicted_at_.find(pod);
+  return it != evicted_at_.end() && it->second <= by_ms;
+}
+
+std::string Metrics::summary_json(const std::string& name, std::size_t cycles, std::int64_t duration_ms) const {
+  const double span = static_cast<double>(duration_ms) / 1000.0;
+  std::string out = "{\n  \"schema_version\": 1,\n  \"scenario\": " + json_string(name) + ",\n  \"duration_s\": " +
+                    seconds(duration_ms) + ",\n  \"cycles\": " + std::to_string(cycles) + ",\n  \"cluster\": {";
+  const double util = cluster_gpus_ > 0 && span > 0 ? cluster_gpu_seconds_ / (cluster_gpus_ * span) : 0;
+  out += "\"gpus\": " + go_json_number(cluster_gpus_) + ", \"gpu_utilisation\": " + go_json_number(util) +
+         ", \"evictions\": " + std::to_string(evictions_) + ", \"wait_s_p50\": " + stat_or_null(all_waits_s_, 50) +
+         ", \"wait_s_p95\": " + stat_or_null(all_waits_s_, 95) + ", \"stranded_gpu_memory_mib_mean\": " +
+         go_json_number(span > 0 ? stranded_mib_seconds_ / span : 0) + ", \"stranded_gpu_memory_mib_max\": " +
+         go_json_number(stranded_mib_max_) + "},\n  \"queues\": {";
+  bool first = true;
+  for (const auto& [queue, t] : totals_) {
+    out += first ? "\n" : ",\n";
+    first = false;
+    const double queue_util = cluster_gpus_ > 0 && span > 0 ? t.gpu_seconds / (cluster_gpus_ * span) : 0;
+    std::string latency_max = "null";
+    if (!t.reclaim_latencies_s.empty()) latency_max = go_json_number(*std::max_element(t.reclaim_latencies_s.begin(), t.reclaim_latencies_s.end()));
+    out += "    " + json_string(queue) + ": {\"gpu_hours\": " + go_json_number(t.gpu_seconds / 3600.0) +
+           ", \"gpu_share_of_cluster\": " + go_json_number(queue_util) + ", \"pods_bound\": " +
+           std::to_string(t.waits_s.size()) + ", \"wait_s_p50\": " + stat_or_null(t.waits_s, 50) +
+           ", \"wait_s_p95\": " + stat_or_null(t.waits_s, 95) + ", \"wait_s_max\": " + stat_or_null(t.waits_s, 100) +
+           ", \"reclaim_latency_s_max\": " + latency_max + ", \"reclaim_episodes\": " +
+           std::to_string(t.reclaim_latencies_s.size()) + ", \"still_short_of_guarantee\": " +
+           (t.starved_since_ms >= 0 ? "true" : "false") + ", \"evictions_suffered\": " +
+           std::to_string(t.evictions_suffered) + ", \"evictions_caused\": " + std::to_string(t.evictions_caused) + "}";
+  }
+  return out + "\n  }\n}\n";
+}
+
+std::string Metrics::summary_table(const std::string& name, std::size_t cycles, std::int64_t duration_ms) const {
+  std::ostringstream s;
+  s << "scenario " << name << ": " << go_json_number(static_cast<double>(duration_ms) / 1000.0) << " s virtual, "
+    << cycles << " cycles, " << evictions_ << " evictions\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "%-22s %10s %10s %10s %10s %12s %9s\n", "queue", "gpu-hours", "wait p50", "wait p95",
+                "wait max", "reclaim max", "evicted");
+  s << line;
+  auto fmt = [](const std::vector<double>& v, double p) { return v.empty() ? std::string("-") : go_json_number(percentile(v, p)) + "s"; };
+  for (const auto& [queue, t] : totals_) {
+    std::string reclaim = "-";
+    if (!t.reclaim_latencies_s.empty()) {
+      reclaim = go_json_number(*std::max_element(t.reclaim_latencies_s.begin(), t.reclaim_latencies_s.end())) + "s";
+    }
+    if (t.starved_since_ms >= 0) reclaim += " (open)";
+    std::snprintf(line, sizeof line, "%-22s %10s %10s %10s %10s %12s %9d\n", queue.c_str(),
+                  go_json_number(std::round(t.gpu_seconds / 3.6) / 1000.0).c_str(), fmt(t.waits_s, 50).c_str(),
+                  fmt(t.waits_s, 95).c_str(), fmt(t.waits_s, 100).c_str(), reclaim.c_str(), t.evictions_suffered);
+    s << line;
+  }
+  return s.str();
+}
+
+}  // namespace sim::replay

@@ -1,0 +1,73 @@
+#pragma once
+// Private: what a replay measures, cycle by cycle (timeline rows, per-queue totals, waits,
+// reclaim latency, fragmentation), and how it is written out.
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/sched/session.hpp"
+#include "world.hpp"
+
+namespace sim::replay {
+
+struct QueueSample {
+  ResourceVec allocated = ResourceVec::Zero();
+  ResourceVec allocated_np = ResourceVec::Zero();
+  ResourceVec requested = ResourceVec::Zero();
+  ResourceVec fair_share = ResourceVec::Zero();
+  ResourceVec quota = ResourceVec::Zero();
+  ResourceVec limit = ResourceVec::Zero();
+  bool leaf = true;
+};
+
+struct QueueTotals {
+  double gpu_seconds = 0;
+  std::vector<double> waits_s;
+  std::vector<double> reclaim_latencies_s;
+  std::int64_t starved_since_ms = -1;  ///< open "below guaranteed share with demand" episode
+  int evictions_suffered = 0;
+  int evictions_caused = 0;
+  double quota_gpu = 0;
+};
+
+class Metrics {
+ public:
+  /// Records the state after the cycle at `now_ms` (queues as the scheduler counts them).
+  void sample(const sched::Session& ssn, std::int64_t now_ms);
+  void record_events(const std::vector<PodEvent>& events);
+  /// Closes the integrals at the end of the replay.
+  void finish(std::int64_t end_ms);
+
+  std::string timeline_csv() const { return timeline_; }
+  std::string kai_timeline_csv() const { return kai_timeline_; }
+  std::string events_jsonl() const { return events_; }
+  std::string summary_json(const std::string& name, std::size_t cycles, std::int64_t duration_ms) const;
+  std::string summary_table(const std::string& name, std::size_t cycles, std::int64_t duration_ms) const;
+
+  /// Allocated GPUs of a queue after the latest cycle (scheduler's view).
+  double allocated_gpu(const std::string& queue) const;
+  bool evicted(const std::string& pod, std::int64_t by_ms) const;
+
+ private:
+  std::string timeline_ = "time_s,queue,resource,allocated,allocated_non_preemptible,requested,fair_share,quota,limit\n";
+  std::string kai_timeline_ = "Time,QueueID,Allocation,FairShare\n";
+  std::string events_;
+  std::map<std::string, QueueSample> last_;
+  std::map<std::string, QueueTotals> totals_;
+  std::map<std::string, std::int64_t> submitted_;   // pod -> submit time (ms)
+  std::map<std::string, std::int64_t> evicted_at_;  // pod -> first eviction (ms)
+  std::int64_t last_ms_ = 0;
+  double cluster_gpus_ = 0;
+  double cluster_gpu_seconds_ = 0;
+  double allocated_gpus_now_ = 0;
+  double stranded_mib_now_ = 0;
+  double stranded_mib_seconds_ = 0;
+  double stranded_mib_max_ = 0;
+  std::vector<double> all_waits_s_;
+  int evictions_ = 0;
+};
+
+}  // namespace sim::replay

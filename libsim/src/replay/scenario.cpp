@@ -1,0 +1,210 @@
+#include "scenario.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "io/yaml_field.hpp"
+
+namespace sim::replay {
+namespace {
+
+namespace fs = std::filesystem;
+using io::Field;
+
+constexpr int kSchemaVersion = 1;
+
+std::string read_file(const fs::path& path, const Field& referer) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) referer.fail("cannot open " + path.string());
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::int64_t duration_ms(const Field& f, std::int64_t fallback) {
+  if (f.is_null()) return fallback;
+  const std::string text = f.string();
+  std::optional<std::int64_t> ms = io::parse_go_duration_ms(text);
+  if (!ms || *ms < 0) f.fail("not a duration such as \"30s\", \"10m\" or \"1h\": \"" + text + "\"");
+  return *ms;
+}
+
+class Loader {
+ public:
+  Loader(const std::string& path, Diagnostics& diagnostics) : base_(fs::path(path).parent_path()), diagnostics_(diagnostics) {
+    files_.push_back(std::make_unique<std::string>(path));
+  }
+
+  Scenario load() {
+    const std::string& file = *files_.front();
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw Error(ErrorCode::IO, file + ": cannot open");
+    std::stringstream text;
+    text << in.rdbuf();
+    const Field root(io::parse_single_document(text.str(), file), "", &file);
+    root.expect_map();
+    for (const Field& key : root.unknown_members({"schema_version", "name", "description", "seed", "schedulePeriod",
+                                                  "duration", "podTerminationGracePeriod", "bindDelay", "manifests",
+                                                  "steps", "expect"})) {
+      diagnostics_.warn(key.where(), key.path(), "unknown field, ignored");
+    }
+    const Field version = root.member("schema_version");
+    if (version.is_null()) root.fail("missing required field \"schema_version\" (this kaisim reads version 1)");
+    if (version.optional_int() != kSchemaVersion) version.fail("unsupported schema_version; this kaisim reads version 1");
+
+    Scenario sc;
+    sc.name = root.member("name").optional_string().value_or(fs::path(file).stem().string());
+    sc.description = root.member("description").optional_string().value_or("");
+    if (std::optional<int> seed = root.member("seed").optional_int()) sc.seed = static_cast<std::uint64_t>(*seed);
+    sc.period_ms = duration_ms(root.member("schedulePeriod"), sc.period_ms);
+    if (sc.period_ms <= 0) root.member("schedulePeriod").fail("must be positive");
+    sc.duration_ms = duration_ms(root.member("duration"), sc.duration_ms);
+    sc.grace_ms = duration_ms(root.member("podTerminationGracePeriod"), sc.grace_ms);
+    sc.bind_delay_ms = duration_ms(root.member("bindDelay"), sc.bind_delay_ms);
+    sc.manifests = manifests(root.member("manifests"));
+
+    const Field steps = root.member("steps");
+    if (!steps.is_null()) {
+      steps.expect_sequence();
+      for (std::size_t i = 0; i < steps.size(); ++i) sc.steps.push_back(step(steps.item(i)));
+    }
+    std::stable_sort(sc.steps.begin(), sc.steps.end(), [](const Step& a, const Step& b) { return a.at_ms < b.at_ms; });
+
+    const Field expect = root.member("expect");
+    if (!expect.is_null()) {
+      expect.expect_sequence();
+      for (std::size_t i = 0; i < expect.size(); ++i) sc.expectations.push_back(expectation(expect.item(i)));
+    }
+    for (const auto& f : files_) sc.files.push_back(*f);
+    return sc;
+  }
+
+ private:
+  // A list of manifest file names (relative to the scenario) or inline manifests.
+  std::vector<Manifest> manifests(const Field& list) {
+    std::vector<Manifest> out;
+    if (list.is_null()) return out;
+    list.expect_sequence();
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const Field entry = list.item(i);
+      if (entry.is_map()) {
+        out.push_back({entry.node(), *files_.front()});
+        continue;
+      }
+      const fs::path path = base_ / entry.string();
+      files_.push_back(std::make_unique<std::string>(path.lexically_normal().string()));
+      const std::string& name = *files_.back();
+      for (const YAML::Node& doc : io::parse_documents(read_file(path, entry), name)) {
+        const Field f(doc, "", &name);
+        f.expect_map();
+        if (f.member("kind").optional_string().value_or("").empty()) f.fail("missing required field \"kind\"");
+        out.push_back({doc, name});
+      }
+    }
+    return out;
+  }
+
+  std::vector<ObjectRef> refs(const Field& list) {
+    std::vector<ObjectRef> out;
+    if (list.is_null()) return out;
+    list.expect_sequence();
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const Field entry = list.item(i);
+      if (entry.is_map()) {
+        ObjectRef r;
+        r.kind = entry.member("kind").optional_string().value_or("Pod");
+        r.ns = entry.member("namespace").optional_string().value_or("default");
+        r.name = entry.member("name").string();
+        out.push_back(r);
+        continue;
+      }
+      // A manifest file: delete every object it defines.
+      for (const Manifest& m : manifests_of(entry)) {
+        const Field f(m.doc, "", &m.file);
+        ObjectRef r;
+        r.kind = f.member("kind").string();
+        r.ns = f.member("metadata").member("namespace").optional_string().value_or("default");
+        r.name = f.member("metadata").member("name").string();
+        out.push_back(r);
+      }
+    }
+    return out;
+  }
+
+  std::vector<Manifest> manifests_of(const Field& entry) {
+    YAML::Node list(YAML::NodeType::Sequence);
+    list.push_back(entry.node());
+    return manifests(Field(list, entry.path(), files_.front().get()));
+  }
+
+  Step step(const Field& f) {
+    f.expect_map();
+    for (const Field& key : f.unknown_members({"at", "name", "apply", "delete"})) {
+      diagnostics_.warn(key.where(), key.path(), "unknown field, ignored");
+    }
+    Step s;
+    if (f.member("at").is_null()) f.fail("missing required field \"at\"");
+    s.at_ms = duration_ms(f.member("at"), 0);
+    s.name = f.member("name").optional_string().value_or("");
+    s.apply = manifests(f.member("apply"));
+    s.remove = refs(f.member("delete"));
+    return s;
+  }
+
+  Expectation expectation(const Field& f) {
+    f.expect_map();
+    for (const Field& key : f.unknown_members({"at", "queues", "pods", "evicted"})) {
+      diagnostics_.warn(key.where(), key.path(), "unknown field, ignored");
+    }
+    Expectation e;
+    e.where = f.where();
+    if (f.member("at").is_null()) f.fail("missing required field \"at\"");
+    e.at_ms = duration_ms(f.member("at"), 0);
+    const Field queues = f.member("queues");
+    if (!queues.is_null()) {
+      queues.expect_map();
+      for (auto it = queues.node().begin(); it != queues.node().end(); ++it) {
+        const Field q = queues.member(it->first.Scalar());
+        q.expect_map();
+        const Field gpu = q.member("allocatedGpu");
+        if (gpu.is_null()) q.fail("missing required field \"allocatedGpu\"");
+        e.queues.push_back({it->first.Scalar(), gpu.number()});
+      }
+    }
+    const Field pods = f.member("pods");
+    if (!pods.is_null()) {
+      pods.expect_map();
+      for (auto it = pods.node().begin(); it != pods.node().end(); ++it) {
+        const Field state = pods.member(it->first.Scalar());
+        const std::string want = state.string();
+        static const char* kStates[] = {"Pending", "Running", "Releasing", "Deleted"};
+        if (std::find(std::begin(kStates), std::end(kStates), want) == std::end(kStates)) {
+          state.fail("expected Pending, Running, Releasing or Deleted, got \"" + want + "\"");
+        }
+        e.pods[it->first.Scalar()] = want;
+      }
+    }
+    const Field evicted = f.member("evicted");
+    if (!evicted.is_null()) {
+      evicted.expect_sequence();
+      for (std::size_t i = 0; i < evicted.size(); ++i) e.evicted.push_back(evicted.item(i).string());
+    }
+    return e;
+  }
+
+  fs::path base_;
+  Diagnostics& diagnostics_;
+  std::vector<std::unique_ptr<std::string>> files_;  // stable addresses for Field
+};
+
+}  // namespace
+
+Scenario load_scenario(const std::string& path, Diagnostics& diagnostics) {
+  Loader loader(path, diagnostics);
+  return loader.load();
+}
+
+}  // namespace sim::replay

@@ -1,0 +1,63 @@
+#pragma once
+// Private: the scenario file (docs/scenario-format.md, schema_version 1) parsed and validated.
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/core/error.hpp"
+
+namespace sim::replay {
+
+/// A Kubernetes object to apply, with the file it came from (for messages).
+struct Manifest {
+  YAML::Node doc;
+  std::string file;
+};
+
+/// Names an object to delete.
+struct ObjectRef {
+  std::string kind, ns, name;
+};
+
+struct Step {
+  std::int64_t at_ms = 0;
+  std::string name;
+  std::vector<Manifest> apply;
+  std::vector<ObjectRef> remove;
+};
+
+struct QueueExpectation {
+  std::string queue;
+  double allocated_gpu = 0;
+};
+
+struct Expectation {
+  std::int64_t at_ms = 0;
+  std::vector<QueueExpectation> queues;
+  std::map<std::string, std::string> pods;  ///< "ns/name" -> Pending, Running, Releasing, Deleted
+  std::vector<std::string> evicted;         ///< pods evicted at or before `at`
+  SourceLocation where;
+};
+
+struct Scenario {
+  std::string name;
+  std::string description;
+  std::uint64_t seed = 1;
+  std::int64_t period_ms = 1000;        ///< KAI --schedule-period default 1s
+  std::int64_t duration_ms = 600000;
+  std::int64_t grace_ms = 30000;        ///< Kubernetes default terminationGracePeriodSeconds
+  std::int64_t bind_delay_ms = 0;
+  std::vector<Manifest> manifests;      ///< applied at time 0, before the steps
+  std::vector<Step> steps;              ///< in time order
+  std::vector<Expectation> expectations;
+  std::vector<std::string> files;       ///< every file read, for messages
+};
+
+/// Reads the scenario and every manifest file it names (paths relative to the scenario).
+Scenario load_scenario(const std::string& path, Diagnostics& diagnostics);
+
+}  // namespace sim::replay

@@ -1,0 +1,304 @@
+#include "world.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "io/snapshot_fields.hpp"
+#include "io/yaml_field.hpp"
+
+namespace sim::replay {
+namespace {
+
+constexpr std::int64_t kEpochSeconds = 1767225600;  // 2026-01-01T00:00:00Z
+
+// Reads n[a] (or n[a][b]) as text. Never assigns one YAML::Node variable to another here: in
+// yaml-cpp that copies the value into the referenced node instead of rebinding the variable.
+std::string str(const YAML::Node& n, const char* a, const char* b = nullptr) {
+  const YAML::Node x = n[a];
+  if (b == nullptr) return x.IsDefined() && x.IsScalar() ? x.Scalar() : std::string();
+  if (!x.IsDefined() || !x.IsMap()) return std::string();
+  const YAML::Node y = x[b];
+  return y.IsDefined() && y.IsScalar() ? y.Scalar() : std::string();
+}
+
+bool is_kai_pod(const YAML::Node& doc) { return str(doc, "spec", "schedulerName") == "kai-scheduler"; }
+
+}  // namespace
+
+std::string format_time(std::int64_t ms) {
+  const std::int64_t secs = kEpochSeconds + ms / 1000;
+  const std::int64_t days = secs / 86400;
+  std::int64_t rem = secs % 86400;
+  // civil_from_days
+  std::int64_t z = days + 719468;
+  const std::int64_t era = z / 146097;
+  const std::int64_t doe = z - era * 146097;
+  const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  std::int64_t y = yoe + era * 400;
+  const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const std::int64_t mp = (5 * doy + 2) / 153;
+  const std::int64_t d = doy - (153 * mp + 2) / 5 + 1;
+  const std::int64_t m = mp < 10 ? mp + 3 : mp - 9;
+  y += m <= 2;
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%04lld-%02lld-%02lldT%02lld:%02lld:%02lldZ", static_cast<long long>(y),
+                static_cast<long long>(m), static_cast<long long>(d), static_cast<long long>(rem / 3600),
+                static_cast<long long>(rem % 3600 / 60), static_cast<long long>(rem % 60));
+  return buf;
+}
+
+std::int64_t epoch_ns(std::int64_t ms) { return (kEpochSeconds * 1000 + ms) * 1'000'000; }
+
+std::string World::key_of(const YAML::Node& doc) const {
+  const std::string kind = str(doc, "kind");
+  const bool namespaced = kind == "Pod" || kind == "PodGroup" || kind == "BindRequest";
+  std::string ns = str(doc, "metadata", "namespace");
+  if (namespaced && ns.empty()) ns = "default";
+  return kind + "/" + (namespaced ? ns : "") + "/" + str(doc, "metadata", "name");
+}
+
+std::string World::queue_of(const YAML::Node& pod) const {
+  std::string q = str(pod["metadata"], "labels", "kai.scheduler/queue");
+  return q.empty() ? "default-queue" : q;
+}
+
+double World::requested_gpus(const YAML::Node& pod) const {
+  const std::string fraction = str(pod["metadata"], "annotations", "gpu-fraction");
+  if (!fraction.empty()) return std::strtod(fraction.c_str(), nullptr);
+  double total = 0;
+  for (const YAML::Node& c : pod["spec"]["containers"]) {
+    for (const char* part : {"requests", "limits"}) {
+      const YAML::Node r = c["resources"][part]["nvidia.com/gpu"];
+      if (r.IsDefined() && r.IsScalar()) {
+        total += std::strtod(r.Scalar().c_str(), nullptr);
+        break;
+      }
+    }
+  }
+  return total;
+}
+
+void World::apply(const Manifest& m, std::int64_t now_ms, std::vector<PodEvent>& events) {
+  YAML::Node doc = YAML::Clone(m.doc);
+  const std::string kind = str(doc, "kind");
+  if (!doc["metadata"].IsDefined()) doc["metadata"] = YAML::Node(YAML::NodeType::Map);
+  if (kind == "Pod" && str(doc, "metadata", "namespace").empty()) doc["metadata"]["namespace"] = "default";
+  const std::string key = key_of(doc);
+  auto existing = objects_.find(key);
+  if (existing != objects_.end() && !terminating_.contains(key)) {
+    // kubectl apply on a live object: spec updates (Queues, Nodes) take effect; a Pod's spec is
+    // immutable, so its runtime state is kept.
+    if (kind == "Pod") return;
+    doc["metadata"]["creationTimestamp"] = existing->second.doc["metadata"]["creationTimestamp"];
+    existing->second.doc.reset(doc);  // rebind: Node::operator= would write into the old document
+    return;
+  }
+  if (existing != objects_.end()) {  // re-created while the old one terminates: replace it
+    terminating_.erase(key);
+  }
+  if (!doc["metadata"]["creationTimestamp"].IsDefined()) doc["metadata"]["creationTimestamp"] = format_time(now_ms);
+  if (kind == "Pod") {
+    if (!doc["metadata"]["uid"].IsDefined()) doc["metadata"]["uid"] = "uid-" + std::to_string(++next_uid_);
+    if (!doc["status"].IsDefined()) doc["status"]["phase"] = "Pending";
+    gone_.erase(str(doc, "metadata", "namespace") + "/" + str(doc, "metadata", "name"));
+    if (is_kai_pod(doc) && str(doc["metadata"], "annotations", "pod-group-name").empty()) {
+      group_bare_pod(doc, m.file, now_ms);
+    }
+    events.push_back({now_ms, "submit", str(doc, "metadata", "namespace") + "/" + str(doc, "metadata", "name"),
+                      queue_of(doc), "", "", "", requested_gpus(doc)});
+  }
+  objects_[key] = Object{doc, std::make_shared<const std::string>(m.file)};
+}
+
+// defaultgrouper: PodGroup pg-<pod>-<uid>, owned by the pod, minMember 1, queue from the
+// kai.scheduler/queue label, priority class from the pod if it exists, else "train".
+void World::group_bare_pod(YAML::Node pod, const std::string& file, std::int64_t now_ms) {
+  const std::string ns = str(pod, "metadata", "namespace");
+  const std::string name = "pg-" + str(pod, "metadata", "name") + "-" + str(pod, "metadata", "uid");
+  YAML::Node pg;
+  pg["apiVersion"] = "scheduling.run.ai/v2alpha2";
+  pg["kind"] = "PodGroup";
+  pg["metadata"]["name"] = name;
+  pg["metadata"]["namespace"] = ns;
+  pg["metadata"]["creationTimestamp"] = format_time(now_ms);
+  pg["spec"]["minMember"] = 1;
+  pg["spec"]["queue"] = queue_of(pod);
+  std::string cls = str(pod["metadata"], "labels", "priorityClassName");
+  if (cls.empty()) cls = str(pod, "spec", "priorityClassName");
+  const bool known = cls == "train" || cls == "build-preemptible" || cls == "build" || cls == "inference" ||
+                     objects_.contains("PriorityClass//" + cls);
+  pg["spec"]["priorityClassName"] = known ? cls : "train";
+  const std::string preemptibility = str(pod["metadata"], "labels", "kai.scheduler/preemptibility");
+  if (!preemptibility.empty()) pg["spec"]["preemptibility"] = preemptibility;
+  pod["metadata"]["annotations"]["pod-group-name"] = name;
+  objects_["PodGroup/" + ns + "/" + name] = Object{pg, std::make_shared<const std::string>(file)};
+}
+
+void World::start_termination(const std::string& key, std::int64_t now_ms, std::vector<PodEvent>& events,
+                              const std::string& type) {
+  Object& obj = objects_.at(key);
+  YAML::Node doc = obj.doc;
+  const std::string pod = str(doc, "metadata", "namespace") + "/" + str(doc, "metadata", "name");
+  if (terminating_.contains(key)) return;
+  const std::string phase = str(doc, "status", "phase");
+  if (phase != "Running" && str(doc, "spec", "nodeName").empty()) {
+    // Never started: the API server removes it at once.
+    binding_.erase(key);
+    objects_.erase(key);
+    gone_[pod] = "Deleted";
+    if (type == "delete") events.push_back({now_ms, "gone", pod, queue_of(doc), "", "", "", requested_gpus(doc)});
+    return;
+  }
+  doc["metadata"]["deletionTimestamp"] = format_time(now_ms);
+  std::int64_t grace = default_grace_ms_;
+  if (doc["spec"]["terminationGracePeriodSeconds"].IsDefined()) {
+    grace = static_cast<std::int64_t>(std::strtod(doc["spec"]["terminationGracePeriodSeconds"].Scalar().c_str(), nullptr) * 1000);
+  }
+  terminating_[key] = now_ms + grace;
+}
+
+void World::remove(const ObjectRef& ref, std::int64_t now_ms, std::vector<PodEvent>& events) {
+  const bool namespaced = ref.kind == "Pod" || ref.kind == "PodGroup";
+  const std::string key = ref.kind + "/" + (namespaced ? ref.ns : "") + "/" + ref.name;
+  auto it = objects_.find(key);
+  if (it == objects_.end()) return;
+  if (ref.kind == "Pod") {
+    events.push_back({now_ms, "delete", ref.ns + "/" + ref.name, queue_of(it->second.doc), "", "", "",
+                      requested_gpus(it->second.doc)});
+    start_termination(key, now_ms, events, "delete");
+    return;
+  }
+  objects_.erase(it);
+}
+
+std::int64_t World::next_due() const {
+  std::int64_t next = -1;
+  for (const auto& [key, at] : terminating_) next = next < 0 ? at : std::min(next, at);
+  for (const auto& [key, at] : binding_) next = next < 0 ? at : std::min(next, at);
+  return next;
+}
+
+void World::advance(std::int64_t now_ms, std::vector<PodEvent>& events) {
+  for (auto it = binding_.begin(); it != binding_.end();) {
+    if (it->second > now_ms) {
+      ++it;
+      continue;
+    }
+    if (objects_.contains(it->first)) objects_.at(it->first).doc["status"]["phase"] = "Running";
+    it = binding_.erase(it);
+  }
+  for (auto it = terminating_.begin(); it != terminating_.end();) {
+    if (it->second > now_ms) {
+      ++it;
+      continue;
+    }
+    const std::string key = it->first;
+    it = terminating_.erase(it);
+    Object obj = objects_.at(key);
+    objects_.erase(key);
+    const std::string ns = str(obj.doc, "metadata", "namespace");
+    const std::string name = str(obj.doc, "metadata", "name");
+    const std::string pod = ns + "/" + name;
+    const std::string group = str(obj.doc["metadata"], "annotations", "pod-group-name");
+    const bool owned = obj.doc["metadata"]["ownerReferences"].IsDefined() && obj.doc["metadata"]["ownerReferences"].size() > 0;
+    events.push_back({now_ms, "gone", pod, queue_of(obj.doc), "", "", "", requested_gpus(obj.doc)});
+    if (!owned) {
+      gone_[pod] = "Deleted";
+      // The pod-grouper's PodGroup is owned by the bare pod: garbage-collected with it.
+      if (group.rfind("pg-" + name + "-", 0) == 0) objects_.erase("PodGroup/" + ns + "/" + group);
+      continue;
+    }
+    // A controller brings the pod back as a new Pending pod of the same PodGroup.
+    YAML::Node fresh = YAML::Clone(obj.doc);
+    const int n = ++recreated_[pod];
+    fresh["metadata"]["name"] = name + "-r" + std::to_string(n);
+    fresh["metadata"]["uid"] = "uid-" + std::to_string(++next_uid_);
+    fresh["metadata"]["creationTimestamp"] = format_time(now_ms);
+    fresh["metadata"].remove("deletionTimestamp");
+    fresh["spec"].remove("nodeName");
+    fresh["status"] = YAML::Node(YAML::NodeType::Map);
+    fresh["status"]["phase"] = "Pending";
+    if (fresh["metadata"]["labels"].IsDefined()) fresh["metadata"]["labels"].remove("runai-gpu-group");
+    if (fresh["metadata"]["annotations"].IsDefined()) fresh["metadata"]["annotations"].remove("received-resource-type");
+    objects_[key_of(fresh)] = Object{fresh, obj.file};
+    events.push_back({now_ms, "recreate", ns + "/" + str(fresh, "metadata", "name"), queue_of(fresh), "", "", "",
+                      requested_gpus(fresh)});
+  }
+}
+
+model::ClusterState World::snapshot(std::int64_t now_ms, Diagnostics& diagnostics) {
+  std::vector<io::Field> docs;
+  docs.reserve(objects_.size());
+  for (const auto& [key, obj] : objects_) docs.emplace_back(obj.doc, "", obj.file.get());
+  io::SnapshotOptions options;
+  options.now_ns = epoch_ns(now_ms);
+  model::ClusterState state = io::build_cluster_state(docs, options, diagnostics);
+  state.next_gpu_group = next_gpu_group;
+  return state;
+}
+
+void World::apply_decisions(const sched::Session& ssn, std::int64_t now_ms, std::int64_t bind_delay_ms,
+                            std::vector<PodEvent>& events) {
+  const model::ClusterState& state = ssn.state;
+  next_gpu_group = state.next_gpu_group;
+  auto pod_key = [](const model::Task& t) { return "Pod/" + t.ns + "/" + t.name; };
+  auto queue = [&](const model::Task& t) { return t.job.valid() ? state.jobs[t.job].queue_name : std::string(); };
+  for (const sched::BindDecision& b : ssn.binds) {
+    const model::Task& t = state.tasks[b.task];
+    auto it = objects_.find(pod_key(t));
+    if (it == objects_.end()) continue;
+    YAML::Node doc = it->second.doc;
+    doc["spec"]["nodeName"] = state.nodes[b.node].name;
+    if (t.is_shared_gpu_allocation()) {
+      doc["metadata"]["annotations"]["received-resource-type"] = "Fraction";
+      if (b.gpu_groups.size() == 1) {
+        doc["metadata"]["labels"]["runai-gpu-group"] = b.gpu_groups.front();
+      } else {
+        for (const std::string& g : b.gpu_groups) doc["metadata"]["labels"]["runai-gpu-group/" + g] = g;
+      }
+    }
+    binding_[pod_key(t)] = now_ms + bind_delay_ms;
+    if (bind_delay_ms == 0) doc["status"]["phase"] = "Running";
+    events.push_back({now_ms, "bind", t.key(), queue(t), state.nodes[b.node].name, "", "", at(t.accepted, Resource::GPU)});
+  }
+  if (bind_delay_ms == 0) {
+    for (const sched::BindDecision& b : ssn.binds) binding_.erase(pod_key(state.tasks[b.task]));
+  }
+  for (const sched::PipelineDecision& p : ssn.pipelines) {
+    const model::Task& t = state.tasks[p.task];
+    events.push_back({now_ms, "pipeline", t.key(), queue(t), state.nodes[p.node].name, p.action, "", at(t.request, Resource::GPU)});
+  }
+  for (const sched::EvictionDecision& e : ssn.evictions) {
+    const model::Task& t = state.tasks[e.task];
+    const std::string beneficiary = e.beneficiary.valid() ? state.jobs[e.beneficiary].name : "";
+    const std::string beneficiary_queue = e.beneficiary.valid() ? state.jobs[e.beneficiary].queue_name : "";
+    events.push_back({now_ms, "evict", t.key(), queue(t), state.nodes[e.node].name, e.reason, beneficiary,
+                      at(t.accepted, Resource::GPU), beneficiary_queue});
+    if (objects_.contains(pod_key(t))) start_termination(pod_key(t), now_ms, events, "evict");
+  }
+  // Scheduler annotations on PodGroups: last start and staleness.
+  for (const model::Job& job : state.jobs) {
+    auto it = objects_.find("PodGroup/" + job.ns + "/" + job.name);
+    if (it == objects_.end()) continue;
+    YAML::Node annotations = it->second.doc["metadata"]["annotations"];
+    if (job.last_start_ns) {
+      annotations["kai.scheduler/last-start-timestamp"] = format_time((*job.last_start_ns - epoch_ns(0)) / 1'000'000);
+    }
+    if (job.stale_since_ns) {
+      annotations["kai.scheduler/stale-podgroup-timestamp"] = format_time((*job.stale_since_ns - epoch_ns(0)) / 1'000'000);
+    } else if (annotations.IsDefined() && annotations.IsMap()) {
+      annotations.remove("kai.scheduler/stale-podgroup-timestamp");
+    }
+  }
+}
+
+std::string World::pod_phase(const std::string& pod) const {
+  const auto slash = pod.find('/');
+  const std::string key = "Pod/" + pod.substr(0, slash) + "/" + pod.substr(slash + 1);
+  auto it = objects_.find(key);
+  if (it == objects_.end()) return gone_.contains(pod) ? "Deleted" : "Absent";
+  if (terminating_.contains(key)) return "Releasing";
+  return str(it->second.doc, "status", "phase") == "Running" ? "Running" : "Pending";
+}
+
+}  // namespace sim::replay

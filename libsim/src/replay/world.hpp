@@ -1,0 +1,81 @@
+#pragma once
+// Private: the replayed cluster as the API server would hold it, a set of Kubernetes objects,
+// plus what the kubelet, the binder and the pod-grouper do to them (bind, run, terminate, group).
+
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "scenario.hpp"
+#include "sim/model/cluster.hpp"
+#include "sim/sched/session.hpp"
+
+namespace sim::replay {
+
+/// What happened to a pod, for events.jsonl and the metrics.
+struct PodEvent {
+  std::int64_t at_ms;
+  std::string type;    ///< submit, bind, pipeline, evict, delete, gone, recreate
+  std::string pod;     ///< ns/name
+  std::string queue;
+  std::string node;
+  std::string reason;  ///< evict: reclaim/preempt/consolidation/stalegang
+  std::string beneficiary;
+  double gpus = 0;     ///< GPUs the pod requests (fraction allowed)
+  std::string beneficiary_queue = {};
+};
+
+class World {
+ public:
+  explicit World(std::int64_t default_grace_ms) : default_grace_ms_(default_grace_ms) {}
+
+  /// Creates or updates the object (kubectl apply). Bare KAI pods get their PodGroup as the
+  /// pod-grouper would create it.
+  void apply(const Manifest& m, std::int64_t now_ms, std::vector<PodEvent>& events);
+  /// Deletes the object; running pods terminate over their grace period first.
+  void remove(const ObjectRef& ref, std::int64_t now_ms, std::vector<PodEvent>& events);
+  /// Finishes terminations and binds that are due at `now_ms`.
+  void advance(std::int64_t now_ms, std::vector<PodEvent>& events);
+  /// Earliest pending termination or bind, or -1.
+  std::int64_t next_due() const;
+
+  /// The cluster state a scheduling cycle starting now sees.
+  model::ClusterState snapshot(std::int64_t now_ms, Diagnostics& diagnostics);
+  /// Writes a finished cycle's committed decisions back into the objects.
+  void apply_decisions(const sched::Session& ssn, std::int64_t now_ms, std::int64_t bind_delay_ms,
+                       std::vector<PodEvent>& events);
+
+  /// Current phase of a pod as a user sees it: Pending, Running, Releasing or Deleted.
+  std::string pod_phase(const std::string& key) const;
+  std::uint64_t next_gpu_group = 0;
+
+ private:
+  struct Object {
+    YAML::Node doc;
+    std::shared_ptr<const std::string> file;
+  };
+  std::string key_of(const YAML::Node& doc) const;
+  void group_bare_pod(YAML::Node pod, const std::string& file, std::int64_t now_ms);
+  double requested_gpus(const YAML::Node& pod) const;
+  std::string queue_of(const YAML::Node& pod) const;
+  void start_termination(const std::string& key, std::int64_t now_ms, std::vector<PodEvent>& events,
+                         const std::string& type);
+
+  std::int64_t default_grace_ms_;
+  std::map<std::string, Object> objects_;           // kind/namespace/name -> object
+  std::map<std::string, std::int64_t> terminating_;  // pod key -> removal time
+  std::map<std::string, std::int64_t> binding_;      // pod key -> running time
+  std::map<std::string, int> recreated_;             // controller-owned pods recreated so far
+  std::map<std::string, std::string> gone_;          // pods deleted for good -> "Deleted"
+  std::uint64_t next_uid_ = 0;
+};
+
+/// Timestamps in the objects are RFC 3339; virtual time 0 is this instant (2026-01-01T00:00:00Z).
+std::string format_time(std::int64_t ms);
+std::int64_t epoch_ns(std::int64_t ms);
+
+}  // namespace sim::replay
