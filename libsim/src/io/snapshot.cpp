@@ -337,7 +337,8 @@ PodObject read_pod(const Field& obj) {
   pod.name = metadata.member("name").optional_string().value_or("");
   if (pod.name.empty()) metadata.fail("missing required field \"name\"");
   pod.ns = metadata.member("namespace").optional_string().value_or("default");
-  pod.uid = metadata.member("uid").optional_string().value_or(pod.ns + "/" + pod.name);
+  // Without a uid (hand-written manifests) a stable stand-in keeps PodGroup names valid.
+  pod.uid = metadata.member("uid").optional_string().value_or(pod.ns + "-" + pod.name);
   pod.labels = read_string_map(metadata.member("labels"));
   pod.annotations = read_string_map(metadata.member("annotations"));
   pod.created_ns = read_time(metadata.member("creationTimestamp")).value_or(0);

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <unistd.h>
 
+#include "io/snapshot_fields.hpp"
 #include "metrics.hpp"
 #include "scenario.hpp"
 #include "sim/api/replay.hpp"
@@ -73,6 +74,12 @@ void write_outputs(const std::string& out, const std::map<std::string, std::stri
   }
 }
 
+void validate(const std::vector<replay::Manifest>& manifests, Diagnostics& diagnostics) {
+  std::vector<io::Field> docs;
+  for (const replay::Manifest& m : manifests) docs.emplace_back(m.doc, "", &m.file);
+  (void)io::build_cluster_state(docs, {}, diagnostics);
+}
+
 }  // namespace
 
 ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) {
@@ -82,10 +89,14 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
   ReplayResult result;
   const bool progress = ::isatty(STDERR_FILENO) != 0 && sc.duration_ms >= 3'600'000;
 
+  // Every manifest is checked once, up front and with its own line numbers (the world holds
+  // copies, which lose them): a bad field fails the run before anything is written.
+  validate(sc.manifests, diagnostics);
+  for (const replay::Step& step : sc.steps) validate(step.apply, diagnostics);
+  Diagnostics per_cycle;  // the same objects again every cycle: their warnings were given above
+
   std::vector<replay::PodEvent> events;
   for (const replay::Manifest& m : sc.manifests) world.apply(m, 0, events);
-  // Validate the initial objects before anything runs, so a bad manifest fails fast.
-  (void)world.snapshot(0, diagnostics);
 
   std::size_t next_step = 0, next_expect = 0;
   std::vector<replay::Expectation> expectations = sc.expectations;
@@ -102,7 +113,7 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
       for (const replay::Manifest& m : step.apply) world.apply(m, now, events);
     }
     if (now == next_cycle) {
-      model::ClusterState state = world.snapshot(now, diagnostics);
+      model::ClusterState state = world.snapshot(now, per_cycle);
       sched::Session ssn = sched::run_cycle(state);
       world.apply_decisions(ssn, now, sc.bind_delay_ms, events);
       metrics.record_events(events);

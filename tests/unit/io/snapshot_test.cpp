@@ -43,7 +43,7 @@ TEST_CASE("the runbook's manifests load: node, queues, bare pods grouped", "[io]
   CHECK(state.queue_tree.size() == 4);
   REQUIRE(state.jobs.size() == 2);
   const auto& job = state.jobs[sim::JobId(0)];
-  CHECK(job.name == "pg-nlp-batch-test-default/nlp-batch-test");  // pod-grouper name pg-<pod>-<uid>
+  CHECK(job.name == "pg-nlp-batch-test-default-nlp-batch-test");  // pod-grouper name pg-<pod>-<uid>
   CHECK(job.queue_name == "team-nlp");
   CHECK(job.priority == 50);  // train
   CHECK(job.preemptible);
