@@ -21,7 +21,7 @@ def test_burst_and_reclaim_outputs(kaisim, tmp_path):
     out = tmp_path / "out"
     run = kaisim("replay", MAIN, "--out", out)
     assert run.returncode == 0, run.stderr
-    assert sorted(p.name for p in out.iterdir()) == ["events.jsonl", "kai-timeline.csv", "summary.json", "timeline.csv"]
+    assert sorted(p.name for p in out.iterdir()) == ["cluster.csv", "events.jsonl", "kai-timeline.csv", "summary.json", "timeline.csv"]
     summary = json.loads((out / "summary.json").read_text())
     assert summary["cluster"]["evictions"] == 1
     vision = summary["queues"]["team-vision"]
@@ -39,7 +39,7 @@ def test_burst_and_reclaim_outputs(kaisim, tmp_path):
 def test_same_scenario_same_bytes(kaisim, tmp_path):
     for name in ("a", "b"):
         assert kaisim("replay", MAIN, "--out", tmp_path / name).returncode == 0
-    for f in ("timeline.csv", "kai-timeline.csv", "events.jsonl", "summary.json"):
+    for f in ("timeline.csv", "kai-timeline.csv", "cluster.csv", "events.jsonl", "summary.json"):
         assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes(), f
 
 

@@ -19,8 +19,11 @@ struct ReplayCommandOptions {
 
 int run_replay(const ReplayCommandOptions& options) {
   sim::Diagnostics diagnostics;
-  const sim::api::ReplayResult result =
-      sim::api::run_replay({options.scenario, options.out, options.check}, diagnostics);
+  sim::api::ReplayOptions replay;
+  replay.scenario_path = options.scenario;
+  replay.out_dir = options.out;
+  replay.check = options.check;
+  const sim::api::ReplayResult result = sim::api::run_replay(replay, diagnostics);
   for (const std::string& warning : diagnostics.warnings) std::cerr << "kaisim: warning: " << warning << "\n";
   std::cout << result.summary_table;
   if (!options.check) return kExitOk;

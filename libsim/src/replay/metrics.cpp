@@ -115,6 +115,14 @@ void Metrics::sample(const sched::Session& ssn, std::int64_t now_ms) {
     }
   }
   stranded_mib_max_ = std::max(stranded_mib_max_, stranded_mib_now_);
+
+  const std::array<double, 3> row{cluster_gpus_, allocated_gpus_now_, stranded_mib_now_};
+  if (cluster_.size() == kClusterHeader.size() || row != last_cluster_row_) {
+    cluster_ += seconds(now_ms);
+    for (double x : row) cluster_ += "," + go_json_number(x);
+    cluster_ += "\n";
+    last_cluster_row_ = row;
+  }
 }
 
 void Metrics::record_events(const std::vector<PodEvent>& events) {
@@ -124,6 +132,7 @@ void Metrics::record_events(const std::vector<PodEvent>& events) {
     if (!e.node.empty()) events_ += ",\"node\":" + json_string(e.node);
     if (!e.reason.empty()) events_ += ",\"reason\":" + json_string(e.reason);
     if (!e.beneficiary.empty()) events_ += ",\"for\":" + json_string(e.beneficiary);
+    if (!e.beneficiary_queue.empty()) events_ += ",\"for_queue\":" + json_string(e.beneficiary_queue);
     events_ += ",\"gpus\":" + go_json_number(e.gpus) + "}\n";
     if (e.type == "submit" || e.type == "recreate") submitted_[e.pod] = e.at_ms;
     if (e.type == "bind") {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/sched/session.hpp"
@@ -44,6 +45,7 @@ class Metrics {
   std::string timeline_csv() const { return timeline_; }
   std::string kai_timeline_csv() const { return kai_timeline_; }
   std::string events_jsonl() const { return events_; }
+  std::string cluster_csv() const { return cluster_; }
   std::string summary_json(const std::string& name, std::size_t cycles, std::int64_t duration_ms) const;
   std::string summary_table(const std::string& name, std::size_t cycles, std::int64_t duration_ms) const;
 
@@ -55,6 +57,9 @@ class Metrics {
   std::string timeline_ = "time_s,queue,resource,allocated,allocated_non_preemptible,requested,fair_share,quota,limit\n";
   std::string kai_timeline_ = "Time,QueueID,Allocation,FairShare\n";
   std::string events_;
+  static constexpr std::string_view kClusterHeader = "time_s,gpus,allocated_gpus,stranded_gpu_memory_mib\n";
+  std::string cluster_{kClusterHeader};
+  std::array<double, 3> last_cluster_row_{};
   std::map<std::string, QueueSample> last_;
   std::map<std::string, QueueTotals> totals_;
   std::map<std::string, std::int64_t> submitted_;   // pod -> submit time (ms)

@@ -83,7 +83,10 @@ void validate(const std::vector<replay::Manifest>& manifests, Diagnostics& diagn
 }  // namespace
 
 ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) {
-  const replay::Scenario sc = replay::load_scenario(options.scenario_path, diagnostics);
+  const replay::Scenario sc =
+      options.scenario_text.empty()
+          ? replay::load_scenario(options.scenario_path, diagnostics)
+          : replay::load_scenario_text(options.scenario_text, options.scenario_path, options.base_dir, diagnostics);
   replay::World world(sc.grace_ms);
   Metrics metrics;
   ReplayResult result;
@@ -150,12 +153,12 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
   }
   metrics.finish(sc.duration_ms);
   result.summary_table = metrics.summary_table(sc.name, result.cycles, sc.duration_ms);
-  if (!options.out_dir.empty()) {
-    write_outputs(options.out_dir, {{"timeline.csv", metrics.timeline_csv()},
-                                    {"kai-timeline.csv", metrics.kai_timeline_csv()},
-                                    {"events.jsonl", metrics.events_jsonl()},
-                                    {"summary.json", metrics.summary_json(sc.name, result.cycles, sc.duration_ms)}});
-  }
+  result.outputs = {{"timeline.csv", metrics.timeline_csv()},
+                    {"kai-timeline.csv", metrics.kai_timeline_csv()},
+                    {"cluster.csv", metrics.cluster_csv()},
+                    {"events.jsonl", metrics.events_jsonl()},
+                    {"summary.json", metrics.summary_json(sc.name, result.cycles, sc.duration_ms)}};
+  if (!options.out_dir.empty()) write_outputs(options.out_dir, result.outputs);
   return result;
 }
 

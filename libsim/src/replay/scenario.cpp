@@ -34,17 +34,14 @@ std::int64_t duration_ms(const Field& f, std::int64_t fallback) {
 
 class Loader {
  public:
-  Loader(const std::string& path, Diagnostics& diagnostics) : base_(fs::path(path).parent_path()), diagnostics_(diagnostics) {
-    files_.push_back(std::make_unique<std::string>(path));
+  Loader(const std::string& name, fs::path base, Diagnostics& diagnostics)
+      : base_(std::move(base)), diagnostics_(diagnostics) {
+    files_.push_back(std::make_unique<std::string>(name));
   }
 
-  Scenario load() {
+  Scenario load(std::string_view text) {
     const std::string& file = *files_.front();
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw Error(ErrorCode::IO, file + ": cannot open");
-    std::stringstream text;
-    text << in.rdbuf();
-    const Field root(io::parse_single_document(text.str(), file), "", &file);
+    const Field root(io::parse_single_document(text, file), "", &file);
     root.expect_map();
     for (const Field& key : root.unknown_members({"schema_version", "name", "description", "seed", "schedulePeriod",
                                                   "duration", "podTerminationGracePeriod", "bindDelay", "manifests",
@@ -203,8 +200,18 @@ class Loader {
 }  // namespace
 
 Scenario load_scenario(const std::string& path, Diagnostics& diagnostics) {
-  Loader loader(path, diagnostics);
-  return loader.load();
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(ErrorCode::IO, path + ": cannot open");
+  std::stringstream text;
+  text << in.rdbuf();
+  Loader loader(path, fs::path(path).parent_path(), diagnostics);
+  return loader.load(text.str());
+}
+
+Scenario load_scenario_text(std::string_view text, const std::string& name, const std::string& base_dir,
+                            Diagnostics& diagnostics) {
+  Loader loader(name, fs::path(base_dir), diagnostics);
+  return loader.load(text);
 }
 
 }  // namespace sim::replay

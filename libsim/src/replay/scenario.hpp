@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/core/error.hpp"
@@ -59,5 +60,10 @@ struct Scenario {
 
 /// Reads the scenario and every manifest file it names (paths relative to the scenario).
 Scenario load_scenario(const std::string& path, Diagnostics& diagnostics);
+
+/// The same from text already in memory (the Python API); `name` labels messages and manifest
+/// paths are relative to `base_dir`.
+Scenario load_scenario_text(std::string_view text, const std::string& name, const std::string& base_dir,
+                            Diagnostics& diagnostics);
 
 }  // namespace sim::replay

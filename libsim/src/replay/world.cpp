@@ -66,11 +66,16 @@ double World::requested_gpus(const YAML::Node& pod) const {
   const std::string fraction = str(pod["metadata"], "annotations", "gpu-fraction");
   if (!fraction.empty()) return std::strtod(fraction.c_str(), nullptr);
   double total = 0;
-  for (const YAML::Node& c : pod["spec"]["containers"]) {
+  const YAML::Node spec = pod["spec"];
+  if (!spec.IsMap() || !spec["containers"].IsSequence()) return total;
+  for (const YAML::Node& c : spec["containers"]) {
+    // Index step by step: yaml-cpp throws when a missing key is indexed again.
+    const YAML::Node resources = c.IsMap() ? c["resources"] : YAML::Node();
+    if (!resources.IsMap()) continue;
     for (const char* part : {"requests", "limits"}) {
-      const YAML::Node r = c["resources"][part]["nvidia.com/gpu"];
-      if (r.IsDefined() && r.IsScalar()) {
-        total += std::strtod(r.Scalar().c_str(), nullptr);
+      const std::string gpus = str(resources, part, "nvidia.com/gpu");
+      if (!gpus.empty()) {
+        total += std::strtod(gpus.c_str(), nullptr);
         break;
       }
     }

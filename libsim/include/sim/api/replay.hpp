@@ -4,6 +4,7 @@
 // cycles exactly as the API server would hold them.
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -12,7 +13,9 @@
 namespace sim::api {
 
 struct ReplayOptions {
-  std::string scenario_path;
+  std::string scenario_path;  ///< file to read; with `scenario_text` set, only its name in messages
+  std::string scenario_text;  ///< the scenario itself when it does not come from a file
+  std::string base_dir;       ///< where manifest paths of `scenario_text` are resolved
   std::string out_dir;  ///< empty: no files, only the summary text
   bool check = false;   ///< evaluate the scenario's `expect` blocks
 };
@@ -28,6 +31,9 @@ struct ReplayResult {
   std::vector<ExpectationFailure> failures;
   std::size_t expectations_checked = 0;
   std::size_t cycles = 0;
+  /// The output files by name (timeline.csv, kai-timeline.csv, events.jsonl, summary.json),
+  /// filled whether or not `out_dir` is set; docs/replay-output.md describes them.
+  std::map<std::string, std::string> outputs;
 };
 
 /// Runs the replay. Throws InputError for a bad scenario (file, line, field) before writing

@@ -1,0 +1,193 @@
+"""Building scenarios in code: nodes, queues, pods and expectations without writing YAML.
+
+The builder emits the same literal Kubernetes manifests a YAML scenario would hold, so what it
+builds can be saved with ``to_yaml()`` and replayed by the CLI.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any, Optional, Union
+
+from .scenario import Scenario
+
+Number = Union[int, float]
+
+#: GPU memory per device in MiB as the GPU Operator's `nvidia.com/gpu.memory` label reports it.
+GPU_MEMORY_MIB = {
+    "L40S": 46068,
+    "A100-40GB": 40960,
+    "A100-80GB": 81920,
+    "H100-80GB": 81559,
+}
+
+
+class ScenarioBuilder:
+    """Collects manifests and steps; ``build()`` gives a :class:`kaisim.Scenario`.
+
+    Times are Go durations (``"90s"``, ``"10m"``) or seconds as numbers.
+    """
+
+    def __init__(self, name: str, *, duration: Union[str, Number] = "10m", schedule_period: Union[str, Number] = "1s",
+                 seed: int = 1, grace_period: Union[str, Number] = "30s") -> None:
+        self._head: dict[str, Any] = {
+            "schema_version": 1,
+            "name": name,
+            "seed": seed,
+            "schedulePeriod": _duration(schedule_period),
+            "duration": _duration(duration),
+            "podTerminationGracePeriod": _duration(grace_period),
+        }
+        self._manifests: list[dict[str, Any]] = []
+        self._steps: dict[int, dict[str, Any]] = {}
+        self._expect: list[dict[str, Any]] = []
+
+    def node_pool(self, name: str, *, count: int = 1, gpus_per_node: int = 1, model: str = "L40S",
+                  gpu_memory_mib: Optional[int] = None, cpu: str = "32", memory: str = "256Gi",
+                  labels: Optional[dict[str, str]] = None, taints: Optional[list[dict[str, str]]] = None) -> "ScenarioBuilder":
+        """``count`` nodes named ``<name>-<i>`` with ``gpus_per_node`` GPUs of ``model``."""
+        if count < 1 or gpus_per_node < 0:
+            raise ValueError("node_pool: count must be >= 1 and gpus_per_node >= 0")
+        mem = gpu_memory_mib if gpu_memory_mib is not None else GPU_MEMORY_MIB.get(model)
+        if mem is None:
+            raise ValueError(f"node_pool: unknown GPU model {model!r}; pass gpu_memory_mib "
+                             f"(known: {', '.join(sorted(GPU_MEMORY_MIB))})")
+        for i in range(count):
+            node: dict[str, Any] = {
+                "apiVersion": "v1",
+                "kind": "Node",
+                "metadata": {"name": f"{name}-{i}", "labels": {
+                    "nvidia.com/gpu.present": "true", "nvidia.com/gpu.product": f"NVIDIA-{model}",
+                    "nvidia.com/gpu.memory": str(mem), "nvidia.com/gpu.count": str(gpus_per_node),
+                    "kaisim/pool": name, **(labels or {})}},
+                "spec": {"taints": copy.deepcopy(taints)} if taints else {},
+                "status": {"allocatable": {"cpu": cpu, "memory": memory, "pods": "110",
+                                           "nvidia.com/gpu": str(gpus_per_node)},
+                           "conditions": [{"type": "Ready", "status": "True"}]},
+            }
+            self._manifests.append(node)
+        return self
+
+    def queue(self, name: str, *, gpu_quota: Number = -1, gpu_limit: Number = -1, weight: Number = 1,
+              priority: Optional[int] = None, parent: Optional[str] = None, at: Union[str, Number, None] = None,
+              cpu_quota: Number = -1, cpu_limit: Number = -1, memory_quota: Number = -1,
+              memory_limit: Number = -1) -> "ScenarioBuilder":
+        """A Queue (scheduling.run.ai/v2). -1 means unlimited, as in KAI; CPU in cores and memory in
+        MB, the Queue's own units. With ``at`` the queue is applied (created or updated) then."""
+        spec: dict[str, Any] = {"resources": {
+            "gpu": {"quota": gpu_quota, "limit": gpu_limit, "overQuotaWeight": weight},
+            "cpu": {"quota": cpu_quota, "limit": cpu_limit, "overQuotaWeight": weight},
+            "memory": {"quota": memory_quota, "limit": memory_limit, "overQuotaWeight": weight}}}
+        if parent:
+            spec["parentQueue"] = parent
+        if priority is not None:
+            spec["priority"] = priority
+        manifest = {"apiVersion": "scheduling.run.ai/v2", "kind": "Queue", "metadata": {"name": name}, "spec": spec}
+        if at is None:
+            self._manifests.append(manifest)
+        else:
+            self._step(at)["apply"].append(manifest)
+        return self
+
+    def pod(self, name: str, *, queue: str, at: Union[str, Number] = 0, gpus: Optional[int] = None,
+            gpu_fraction: Optional[float] = None, gpu_memory_mib: Optional[int] = None,
+            priority_class: str = "train", namespace: str = "default", delete_at: Union[str, Number, None] = None,
+            cpu: Optional[str] = None, memory: Optional[str] = None) -> "ScenarioBuilder":
+        """A bare pod for KAI (one PodGroup by the pod-grouper). Exactly one of ``gpus`` (whole
+        devices), ``gpu_fraction`` or ``gpu_memory_mib``, or none for a CPU-only pod. ``delete_at``
+        deletes it then (a job that ends)."""
+        if sum(x is not None for x in (gpus, gpu_fraction, gpu_memory_mib)) > 1:
+            raise ValueError("pod: give at most one of gpus, gpu_fraction, gpu_memory_mib")
+        annotations: dict[str, str] = {}
+        requests: dict[str, str] = {}
+        limits: dict[str, str] = {}
+        if gpu_fraction is not None:
+            annotations["gpu-fraction"] = repr(float(gpu_fraction))
+        if gpu_memory_mib is not None:
+            annotations["gpu-memory"] = str(int(gpu_memory_mib))
+        if gpus is not None:
+            limits["nvidia.com/gpu"] = str(int(gpus))
+        if cpu is not None:
+            requests["cpu"] = cpu
+        if memory is not None:
+            requests["memory"] = memory
+        container: dict[str, Any] = {"name": "main", "image": "busybox"}
+        if requests or limits:
+            container["resources"] = {k: v for k, v in (("requests", requests), ("limits", limits)) if v}
+        manifest = {
+            "apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": name, "namespace": namespace, "labels": {"kai.scheduler/queue": queue},
+                         **({"annotations": annotations} if annotations else {})},
+            "spec": {"schedulerName": "kai-scheduler", "priorityClassName": priority_class, "containers": [container]},
+        }
+        if _seconds(at) == 0:
+            self._manifests.append(manifest)
+        else:
+            self._step(at)["apply"].append(manifest)
+        if delete_at is not None:
+            if _seconds(delete_at) <= _seconds(at):
+                raise ValueError(f"pod {name}: delete_at must be after at")
+            self._step(delete_at)["delete"].append({"kind": "Pod", "namespace": namespace, "name": name})
+        return self
+
+    def expect(self, at: Union[str, Number], *, queues: Optional[dict[str, Number]] = None,
+               pods: Optional[dict[str, str]] = None, evicted: Optional[list[str]] = None) -> "ScenarioBuilder":
+        """An assertion for ``replay(check=True)``: queue -> allocated GPUs, ``ns/pod`` -> state."""
+        entry: dict[str, Any] = {"at": _duration(at)}
+        if queues:
+            entry["queues"] = {q: {"allocatedGpu": v} for q, v in queues.items()}
+        if pods:
+            entry["pods"] = dict(pods)
+        if evicted:
+            entry["evicted"] = list(evicted)
+        self._expect.append(entry)
+        return self
+
+    def to_dict(self) -> dict[str, Any]:
+        steps = []
+        for at in sorted(self._steps):
+            s = self._steps[at]
+            steps.append({"at": _duration(at), **{k: v for k, v in s.items() if v}})
+        out = dict(self._head)
+        out["manifests"] = copy.deepcopy(self._manifests)
+        if steps:
+            out["steps"] = copy.deepcopy(steps)
+        if self._expect:
+            out["expect"] = copy.deepcopy(self._expect)
+        return out
+
+    def to_yaml(self) -> str:
+        """The scenario as a file ``kaisim replay`` reads (JSON is valid YAML)."""
+        return json.dumps(self.to_dict(), indent=1) + "\n"
+
+    def build(self) -> Scenario:
+        return Scenario.from_dict(self.to_dict(), name=str(self._head["name"]))
+
+    def _step(self, at: Union[str, Number]) -> dict[str, Any]:
+        return self._steps.setdefault(_seconds(at), {"apply": [], "delete": []})
+
+
+def _seconds(value: Union[str, Number]) -> int:
+    """Whole seconds of ``90``, ``"90s"``, ``"10m"``, ``"1h"`` or ``"1h30m"``."""
+    if isinstance(value, (int, float)):
+        if value < 0:
+            raise ValueError(f"negative time {value}")
+        return int(value)
+    total, number = 0.0, ""
+    units = {"h": 3600, "m": 60, "s": 1}
+    for ch in value.strip():
+        if ch.isdigit() or ch == ".":
+            number += ch
+        elif ch in units and number:
+            total += float(number) * units[ch]
+            number = ""
+        else:
+            raise ValueError(f"not a duration such as '90s' or '10m': {value!r}")
+    if number:
+        raise ValueError(f"duration without unit: {value!r}")
+    return int(total)
+
+
+def _duration(value: Union[str, Number]) -> str:
+    return f"{_seconds(value)}s"

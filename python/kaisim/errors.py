@@ -1,0 +1,52 @@
+"""Exceptions raised by kaisim. libsim's C++ errors arrive here through one translator
+(python/src/error_translation.cpp)."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+
+class KaisimError(Exception):
+    """Base of every error kaisim raises."""
+
+
+class ScenarioError(KaisimError, ValueError):
+    """Bad input: a scenario, manifest, snapshot or fair-share request that does not hold.
+
+    ``str(error)`` is the one-line message of the CLI (``FILE:LINE:COL: FIELD: DETAIL``); the
+    parts are also attributes, ``None`` where unknown.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: Optional[str] = None,
+        line: Optional[int] = None,
+        column: Optional[int] = None,
+        field: Optional[str] = None,
+        detail: Optional[str] = None,
+    ) -> None:
+        super().__init__(message)
+        self.file = file
+        self.line = line
+        self.column = column
+        self.field = field
+        self.detail = detail if detail is not None else message
+
+
+class KaisimIOError(KaisimError, OSError):
+    """A file could not be read or an output folder could not be written."""
+
+
+class InternalError(KaisimError, RuntimeError):
+    """A broken invariant inside libsim: a kaisim bug, please report it with the input."""
+
+
+class ExpectationFailed(KaisimError, AssertionError):
+    """``replay(..., check=True)`` found expectations of the scenario that did not hold."""
+
+    def __init__(self, failures: list[tuple[float, str]]) -> None:
+        lines = [f"at {t:g}s: {what}" for t, what in failures]
+        super().__init__(f"{len(failures)} expectation(s) failed:\n" + "\n".join(lines))
+        self.failures = failures

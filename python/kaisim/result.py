@@ -1,0 +1,75 @@
+"""What a replay produced, as pandas DataFrames with the columns of the CLI's files."""
+
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Union
+
+import pandas as pd
+
+EVENT_COLUMNS = ["time_s", "type", "pod", "queue", "node", "reason", "for", "for_queue", "gpus"]
+
+
+@dataclass
+class Result:
+    """One replay. Units are those of docs/replay-output.md.
+
+    - ``timeline``: one row per (time_s, queue, resource) change: allocated,
+      allocated_non_preemptible, requested, fair_share, quota, limit.
+    - ``kai_timeline``: KAI's time-based simulator CSV (Time, QueueID, Allocation, FairShare).
+    - ``events``: submit / bind / pipeline / evict / delete / gone / recreate, in time order.
+    - ``summary``: one row per queue (index ``queue``) with the per-queue numbers of summary.json.
+    - ``cluster``: the cluster-wide numbers of summary.json.
+    """
+
+    outputs: dict[str, str]
+    summary_table: str
+    cycles: int
+    expectations_checked: int = 0
+    failures: list[tuple[float, str]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def timeline(self) -> pd.DataFrame:
+        return pd.read_csv(io.StringIO(self.outputs["timeline.csv"]))
+
+    @property
+    def kai_timeline(self) -> pd.DataFrame:
+        return pd.read_csv(io.StringIO(self.outputs["kai-timeline.csv"]))
+
+    @property
+    def events(self) -> pd.DataFrame:
+        rows = [json.loads(line) for line in self.outputs["events.jsonl"].splitlines() if line]
+        return pd.DataFrame(rows, columns=EVENT_COLUMNS)
+
+    @property
+    def summary_json(self) -> dict[str, Any]:
+        return json.loads(self.outputs["summary.json"])
+
+    @property
+    def summary(self) -> pd.DataFrame:
+        queues = self.summary_json["queues"]
+        frame = pd.DataFrame.from_dict(queues, orient="index")
+        frame.index.name = "queue"
+        return frame
+
+    @property
+    def cluster(self) -> dict[str, Any]:
+        return dict(self.summary_json["cluster"])
+
+    def save(self, out_dir: Union[str, Path]) -> Path:
+        """Writes the four files as ``kaisim replay --out`` would (same bytes)."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        for name, text in self.outputs.items():
+            (out / name).write_text(text, encoding="utf-8", newline="")
+        return out
+
+    def __repr__(self) -> str:
+        return f"<kaisim.Result cycles={self.cycles} events={self.outputs['events.jsonl'].count(chr(10))}>"
+
+    def _repr_html_(self) -> str:
+        return "<pre>" + self.summary_table.replace("&", "&amp;").replace("<", "&lt;") + "</pre>"

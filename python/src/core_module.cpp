@@ -1,0 +1,92 @@
+// kaisim._core: the thin layer between libsim's public API and the Python package. Everything
+// user-facing (DataFrames, defaults, docs) is in python/kaisim; this file only moves strings and
+// releases the GIL while libsim works.
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "error_translation.hpp"
+#include "sim/api/cycle_report.hpp"
+#include "sim/api/fair_share_simulator.hpp"
+#include "sim/api/replay.hpp"
+#include "sim/core/error.hpp"
+#include "sim/io/snapshot.hpp"
+
+namespace py = pybind11;
+
+namespace {
+
+py::dict replay(const std::string& scenario_path, const std::string& scenario_text, const std::string& base_dir,
+                const std::string& out_dir, bool check) {
+  sim::api::ReplayOptions options;
+  options.scenario_path = scenario_path;
+  options.scenario_text = scenario_text;
+  options.base_dir = base_dir;
+  options.out_dir = out_dir;
+  options.check = check;
+  sim::Diagnostics diagnostics;
+  sim::api::ReplayResult result;
+  {
+    py::gil_scoped_release unlocked;  // replays of a sweep run side by side in threads
+    result = sim::api::run_replay(options, diagnostics);
+  }
+  py::list failures;
+  for (const auto& f : result.failures) failures.append(py::make_tuple(f.at_ms, f.what));
+  py::dict out;
+  out["summary_table"] = result.summary_table;
+  out["failures"] = failures;
+  out["expectations_checked"] = result.expectations_checked;
+  out["cycles"] = result.cycles;
+  out["outputs"] = result.outputs;
+  out["warnings"] = diagnostics.warnings;
+  return out;
+}
+
+std::pair<std::string, std::vector<std::string>> fair_share(const std::string& body, const std::string& source) {
+  sim::Diagnostics diagnostics;
+  std::string response;
+  {
+    py::gil_scoped_release unlocked;
+    response = sim::api::answer_simulate_request(body, source, false, diagnostics);
+  }
+  return {response, diagnostics.warnings};
+}
+
+std::pair<std::string, std::vector<std::string>> cycle(const std::vector<std::pair<std::string, std::string>>& files,
+                                                       const std::optional<std::string>& now) {
+  std::vector<sim::io::SnapshotSource> sources;
+  for (const auto& [text, name] : files) sources.push_back({text, name});
+  sim::io::SnapshotOptions options;
+  if (now) {
+    options.now_ns = sim::io::parse_time_option(*now);
+    if (!options.now_ns) {
+      throw sim::InputError({}, "now", "not an RFC 3339 time such as 2026-08-03T10:00:00Z: \"" + *now + "\"");
+    }
+  }
+  sim::Diagnostics diagnostics;
+  std::string report;
+  {
+    py::gil_scoped_release unlocked;
+    report = sim::api::run_cycle_report(sources, options, diagnostics);
+  }
+  return {report, diagnostics.warnings};
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, m) {
+  m.doc() = "libsim bindings; use the kaisim package, not this module";
+  kaisim::python::register_error_translation();
+  m.def("replay", &replay, py::arg("scenario_path"), py::arg("scenario_text"), py::arg("base_dir"),
+        py::arg("out_dir"), py::arg("check"),
+        "Runs a replay; returns summary_table, failures, expectations_checked, cycles, outputs, warnings.");
+  m.def("fair_share", &fair_share, py::arg("body"), py::arg("source"),
+        "Answers a KAI fair-share simulator request; returns (response JSON, warnings).");
+  m.def("cycle", &cycle, py::arg("files"), py::arg("now"),
+        "Runs one scheduling cycle on (text, name) sources; returns (report JSON, warnings).");
+}

@@ -1,0 +1,46 @@
+#include "error_translation.hpp"
+
+#include "sim/core/error.hpp"
+
+namespace py = pybind11;
+
+namespace kaisim::python {
+namespace {
+
+// Raises kaisim.errors.<name>(message, **attributes). The classes live in Python so users can
+// catch and subclass them like any other exception.
+void raise(const char* name, const std::string& message, const py::dict& attributes) {
+  const py::object cls = py::module_::import("kaisim.errors").attr(name);
+  const py::object error = cls(message, **attributes);
+  PyErr_SetObject(cls.ptr(), error.ptr());
+}
+
+}  // namespace
+
+void register_error_translation() {
+  py::register_exception_translator([](std::exception_ptr pending) {
+    try {
+      if (pending) std::rethrow_exception(pending);
+    } catch (const sim::InputError& e) {
+      py::dict attributes;
+      attributes["file"] = e.where().file.empty() ? py::object(py::none()) : py::str(e.where().file);
+      attributes["line"] = e.where().line > 0 ? py::object(py::int_(e.where().line)) : py::object(py::none());
+      attributes["column"] = e.where().column > 0 ? py::object(py::int_(e.where().column)) : py::object(py::none());
+      attributes["field"] = e.path().empty() ? py::object(py::none()) : py::str(e.path());
+      attributes["detail"] = e.detail();
+      raise("ScenarioError", e.what(), attributes);
+    } catch (const sim::Error& e) {
+      raise(e.code() == sim::ErrorCode::IO ? "KaisimIOError" : "InternalError", e.what(), py::dict());
+    } catch (const py::error_already_set&) {
+      throw;  // a Python exception passing through: pybind11 restores it
+    } catch (const py::builtin_exception&) {
+      throw;
+    } catch (const std::bad_alloc&) {
+      throw;  // pybind11 maps it to MemoryError
+    } catch (const std::exception& e) {
+      raise("InternalError", std::string("kaisim bug: ") + e.what(), py::dict());
+    }
+  });
+}
+
+}  // namespace kaisim::python
