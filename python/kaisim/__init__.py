@@ -9,7 +9,7 @@ See python/README.md for the whole API.
 """
 
 from . import plot
-from .builder import GPU_MEMORY_MIB, ScenarioBuilder
+from .builder import ScenarioBuilder
 from .errors import ExpectationFailed, InternalError, KaisimError, KaisimIOError, ScenarioError
 from .result import Result
 from .run import KaisimWarning, cycle, fair_share, replay
@@ -19,7 +19,6 @@ from .sweep import sweep, variants
 __version__ = "0.1.0"
 
 __all__ = [
-    "GPU_MEMORY_MIB",
     "ExpectationFailed",
     "InternalError",
     "KaisimError",

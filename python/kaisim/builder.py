@@ -14,15 +14,6 @@ from .scenario import Scenario
 
 Number = Union[int, float]
 
-#: GPU memory per device in MiB as the GPU Operator's `nvidia.com/gpu.memory` label reports it.
-GPU_MEMORY_MIB = {
-    "L40S": 46068,
-    "A100-40GB": 40960,
-    "A100-80GB": 81920,
-    "H100-80GB": 81559,
-}
-
-
 class ScenarioBuilder:
     """Collects manifests and steps; ``build()`` gives a :class:`kaisim.Scenario`.
 
@@ -39,34 +30,48 @@ class ScenarioBuilder:
             "duration": _duration(duration),
             "podTerminationGracePeriod": _duration(grace_period),
         }
+        self._pools: list[dict[str, Any]] = []
+        self._generators: list[dict[str, Any]] = []
         self._manifests: list[dict[str, Any]] = []
         self._steps: dict[int, dict[str, Any]] = {}
         self._expect: list[dict[str, Any]] = []
 
     def node_pool(self, name: str, *, count: int = 1, gpus_per_node: int = 1, model: str = "L40S",
-                  gpu_memory_mib: Optional[int] = None, cpu: str = "32", memory: str = "256Gi",
+                  gpu_memory_mib: Optional[int] = None, cpu: str = "64", memory: str = "512Gi",
                   labels: Optional[dict[str, str]] = None, taints: Optional[list[dict[str, str]]] = None) -> "ScenarioBuilder":
-        """``count`` nodes named ``<name>-<i>`` with ``gpus_per_node`` GPUs of ``model``."""
+        """``count`` nodes named ``<name>-<i>`` with ``gpus_per_node`` GPUs of ``model`` (L40S,
+        A100-40GB, A100-80GB, H100-80GB, or any name with ``gpu_memory_mib``); the scenario's
+        ``cluster.nodePools`` entry, so the C++ loader checks it."""
         if count < 1 or gpus_per_node < 0:
             raise ValueError("node_pool: count must be >= 1 and gpus_per_node >= 0")
-        mem = gpu_memory_mib if gpu_memory_mib is not None else GPU_MEMORY_MIB.get(model)
-        if mem is None:
-            raise ValueError(f"node_pool: unknown GPU model {model!r}; pass gpu_memory_mib "
-                             f"(known: {', '.join(sorted(GPU_MEMORY_MIB))})")
-        for i in range(count):
-            node: dict[str, Any] = {
-                "apiVersion": "v1",
-                "kind": "Node",
-                "metadata": {"name": f"{name}-{i}", "labels": {
-                    "nvidia.com/gpu.present": "true", "nvidia.com/gpu.product": f"NVIDIA-{model}",
-                    "nvidia.com/gpu.memory": str(mem), "nvidia.com/gpu.count": str(gpus_per_node),
-                    "kaisim/pool": name, **(labels or {})}},
-                "spec": {"taints": copy.deepcopy(taints)} if taints else {},
-                "status": {"allocatable": {"cpu": cpu, "memory": memory, "pods": "110",
-                                           "nvidia.com/gpu": str(gpus_per_node)},
-                           "conditions": [{"type": "Ready", "status": "True"}]},
-            }
-            self._manifests.append(node)
+        pool: dict[str, Any] = {"name": name, "count": count, "gpusPerNode": gpus_per_node, "gpuModel": model,
+                                "cpu": cpu, "memory": memory}
+        if gpu_memory_mib is not None:
+            pool["gpuMemoryMib"] = gpu_memory_mib
+        if labels:
+            pool["labels"] = dict(labels)
+        if taints:
+            pool["taints"] = copy.deepcopy(taints)
+        self._pools.append(pool)
+        return self
+
+    def generator(self, name: str, *, queue: str, arrivals_per_hour: float, sizes: list[dict[str, Any]],
+                  runtime: Optional[dict[str, Any]] = None, start: Union[str, Number] = 0,
+                  end: Union[str, Number, None] = None, max_jobs: Optional[int] = None,
+                  priority_class: str = "train", namespace: str = "default") -> "ScenarioBuilder":
+        """Synthetic pods (docs/scenario-format.md, ``generators``): Poisson arrivals, a weighted
+        size mix such as ``[{"weight": 3, "gpuFraction": 0.5}, {"weight": 1, "gpus": 1}]`` and a
+        run time such as ``{"exponential": "20m"}``. Draws follow the scenario's seed."""
+        gen: dict[str, Any] = {"name": name, "queue": queue, "arrivalsPerHour": arrivals_per_hour,
+                               "sizes": copy.deepcopy(sizes), "start": _duration(start),
+                               "priorityClass": priority_class, "namespace": namespace}
+        if runtime is not None:
+            gen["runtime"] = copy.deepcopy(runtime)
+        if end is not None:
+            gen["end"] = _duration(end)
+        if max_jobs is not None:
+            gen["maxJobs"] = max_jobs
+        self._generators.append(gen)
         return self
 
     def queue(self, name: str, *, gpu_quota: Number = -1, gpu_limit: Number = -1, weight: Number = 1,
@@ -150,7 +155,11 @@ class ScenarioBuilder:
             s = self._steps[at]
             steps.append({"at": _duration(at), **{k: v for k, v in s.items() if v}})
         out = dict(self._head)
+        if self._pools:
+            out["cluster"] = {"nodePools": copy.deepcopy(self._pools)}
         out["manifests"] = copy.deepcopy(self._manifests)
+        if self._generators:
+            out["generators"] = copy.deepcopy(self._generators)
         if steps:
             out["steps"] = copy.deepcopy(steps)
         if self._expect:

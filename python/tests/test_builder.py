@@ -35,16 +35,33 @@ def test_builder_output_is_a_file_the_cli_reads(cli, tmp_path):
     assert (tmp_path / "out" / "events.jsonl").read_text() == kaisim.replay(three_teams().build()).outputs["events.jsonl"]
 
 
-def test_node_pool_writes_the_gpu_memory_label_kai_reads():
-    d = kaisim.ScenarioBuilder("x").node_pool("h100", count=2, gpus_per_node=8, model="H100-80GB").to_dict()
-    nodes = d["manifests"]
-    assert [n["metadata"]["name"] for n in nodes] == ["h100-0", "h100-1"]
-    assert nodes[0]["metadata"]["labels"]["nvidia.com/gpu.memory"] == "81559"
-    assert nodes[0]["status"]["allocatable"]["nvidia.com/gpu"] == "8"
+def test_node_pools_and_generators_replay():
+    b = kaisim.ScenarioBuilder("gen", duration="1h", seed=3).node_pool("h100", count=2, gpus_per_node=8,
+                                                                       model="H100-80GB")
+    b.queue("t", gpu_quota=16, gpu_limit=16)
+    b.generator("job", queue="t", arrivals_per_hour=120, sizes=[{"weight": 1, "gpus": 2}, {"weight": 1, "gpuFraction": 0.5}],
+                runtime={"exponential": "10m"})
+    result = kaisim.replay(b.build())
+    assert result.cluster["gpus"] == 16
+    types = result.events["type"].value_counts()
+    assert types["submit"] > 60 and types["complete"] > 30
+    # The same seed gives the same pods; another seed other ones.
+    assert kaisim.replay(b.build()).outputs == result.outputs
+    other = kaisim.ScenarioBuilder("gen", duration="1h", seed=4).node_pool("h100", count=2, gpus_per_node=8,
+                                                                           model="H100-80GB")
+    other.queue("t", gpu_quota=16, gpu_limit=16)
+    other.generator("job", queue="t", arrivals_per_hour=120, sizes=[{"gpus": 2}], runtime={"fixed": "10m"})
+    assert kaisim.replay(other.build()).outputs["events.jsonl"] != result.outputs["events.jsonl"]
+
+
+def test_unknown_gpu_model_is_a_scenario_error_with_the_field():
+    b = kaisim.ScenarioBuilder("x").node_pool("p", model="Voodoo3")
+    with pytest.raises(kaisim.ScenarioError) as err:
+        kaisim.replay(b.build())
+    assert err.value.field == "cluster.nodePools[0].gpuModel"
 
 
 @pytest.mark.parametrize("call", [
-    lambda b: b.node_pool("x", model="Voodoo3"),
     lambda b: b.node_pool("x", count=0),
     lambda b: b.pod("p", queue="q", gpus=1, gpu_fraction=0.5),
     lambda b: b.pod("p", queue="q", at="10s", delete_at="5s"),

@@ -62,7 +62,14 @@ BAD = [
      's.yaml:2:17: schedulePeriod: not a duration such as "30s", "10m" or "1h": "soon"'),
     ("schema_version: 1\nsteps:\n  - name: no time\n", 's.yaml:3:5: steps[0]: missing required field "at"'),
     ("schema_version: 1\nexpect:\n  - at: 1s\n    pods: {default/p: Sleeping}\n",
-     's.yaml:4:23: expect[0].pods.default/p: expected Pending, Running, Releasing or Deleted, got "Sleeping"'),
+     's.yaml:4:23: expect[0].pods.default/p: expected Pending, Running, Releasing, Deleted or Succeeded, got "Sleeping"'),
+    ("schema_version: 1\ngenerators:\n  - {name: g, queue: q, arrivalsPerHour: -3}\n",
+     "s.yaml:3:42: generators[0].arrivalsPerHour: must be positive"),
+    ("schema_version: 1\ngenerators:\n  - {name: g, queue: q, arrivalsPerHour: 3, runtime: {gamma: 1m}}\n",
+     "s.yaml:3:54: generators[0].runtime: expected one of fixed, exponential, uniform, lognormal"),
+    ("schema_version: 1\ncluster:\n  nodePools: [{name: n, gpusPerNode: 1, gpuModel: V100}]\n",
+     's.yaml:3:51: cluster.nodePools[0].gpuModel: unknown GPU model "V100" (known: A100-40GB, A100-80GB, '
+     'H100-80GB, L40S; or give gpuMemoryMib)'),
 ]
 
 
@@ -97,3 +104,73 @@ def test_refuses_to_overwrite_a_folder_that_is_not_a_replay(kaisim, tmp_path):
     assert run.returncode == 2
     assert "not a kaisim replay output folder" in run.stderr
     assert (precious / "notes.txt").read_text() == "keep me"
+
+
+LIFECYCLE = """schema_version: 1
+duration: 3m
+podTerminationGracePeriod: 10s
+cluster:
+  nodePools: [{name: gpu, count: 2, gpusPerNode: 1, gpuModel: L40S}]
+manifests:
+  - {apiVersion: scheduling.run.ai/v2, kind: Queue, metadata: {name: q},
+     spec: {resources: {gpu: {quota: -1, limit: -1}, cpu: {quota: -1, limit: -1}, memory: {quota: -1, limit: -1}}}}
+  - apiVersion: v1
+    kind: Pod
+    metadata: {name: short, labels: {kai.scheduler/queue: q}, annotations: {kaisim/runtime: 45s}}
+    spec: {schedulerName: kai-scheduler, nodeName: gpu-0, containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}
+  - apiVersion: v1
+    kind: Pod
+    metadata: {name: bare, labels: {kai.scheduler/queue: q}}
+    spec: {schedulerName: kai-scheduler, containers: [{name: c, resources: {limits: {nvidia.com/gpu: 1}}}]}
+steps:
+  - at: 60s
+    delete: [{kind: Node, name: gpu-1}]
+expect:
+  - at: 46s
+    pods: {default/short: Succeeded}
+  - at: 61s
+    pods: {default/bare: Deleted}
+"""
+
+
+def test_runtimes_complete_and_a_removed_node_loses_its_pods(kaisim, tmp_path):
+    scenario = tmp_path / "life.yaml"
+    scenario.write_text(LIFECYCLE)
+    run = kaisim("replay", scenario, "--check", "--out", tmp_path / "out")
+    assert run.returncode == 0, run.stdout + run.stderr
+    events = [json.loads(line) for line in (tmp_path / "out" / "events.jsonl").read_text().splitlines()]
+    done = [e for e in events if e["type"] == "complete"]
+    assert [(e["pod"], e["time_s"]) for e in done] == [("default/short", 45)]
+    lost = [e for e in events if e["type"] == "lost"]
+    assert [(e["pod"], e["node"], e["reason"]) for e in lost] == [("default/bare", "gpu-1", "node-removed")]
+    cluster = (tmp_path / "out" / "cluster.csv").read_text().splitlines()
+    assert cluster[-1].split(",")[1] == "1"  # one GPU left after the node is gone
+
+
+def test_generated_workload_is_the_same_for_the_same_seed(kaisim, tmp_path):
+    text = """schema_version: 1
+seed: SEED
+duration: 30m
+cluster:
+  nodePools: [{name: gpu, count: 2, gpusPerNode: 2, gpuModel: A100-80GB}]
+manifests:
+  - {apiVersion: scheduling.run.ai/v2, kind: Queue, metadata: {name: q},
+     spec: {resources: {gpu: {quota: -1, limit: -1}, cpu: {quota: -1, limit: -1}, memory: {quota: -1, limit: -1}}}}
+generators:
+  - name: g
+    queue: q
+    arrivalsPerHour: 60
+    sizes: [{weight: 2, gpuFraction: 0.5}, {weight: 1, gpuMemoryMib: 30000}, {weight: 1, gpus: 1}]
+    runtime: {lognormal: {median: 5m, sigma: 0.8}}
+"""
+    outs = []
+    for name, seed in (("a", 1), ("b", 1), ("c", 2)):
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(text.replace("SEED", str(seed)))
+        run = kaisim("replay", path, "--out", tmp_path / name)
+        assert run.returncode == 0, run.stderr
+        outs.append((tmp_path / name / "events.jsonl").read_text())
+    assert outs[0] == outs[1]
+    assert outs[0] != outs[2]
+    submits = [json.loads(line) for line in outs[0].splitlines() if '"submit"' in line]
+    assert 15 <= len(submits) <= 50  # Poisson with mean 30 in 30 minutes

@@ -110,9 +110,20 @@ void Metrics::sample(const sched::Session& ssn, std::int64_t now_ms) {
   for (const model::Node& n : state.nodes) {
     if (n.unschedulable || !n.conditions_ok) continue;
     cluster_gpus_ += at(n.allocatable, Resource::GPU);
-    for (const auto& [group, mib] : n.allocated_shared_mib) {
-      if (mib > 0) stranded_mib_now_ += static_cast<double>(n.gpu_memory_mib - mib);
-    }
+  }
+  // Fragmentation from the pods themselves, not from the node's in-session ledger: KAI's
+  // ConsolidateSharedPodInfoToDifferentGPU drops a record without subtracting it, so after
+  // a what-if that ledger can count more memory than the GPU has (kaisim mirrors that).
+  std::map<std::pair<NodeId::value_type, std::string>, std::int64_t> used_mib;
+  for (const model::Task& t : state.tasks) {
+    if (!t.node.valid() || !model::is_allocated(t.status) || !t.is_shared_gpu_allocation()) continue;
+    const model::Node& n = state.nodes[t.node];
+    for (const std::string& group : t.gpu_groups) used_mib[{t.node.value(), group}] += n.gpu_memory_of(t.gpu);
+  }
+  for (const auto& [where, mib] : used_mib) {
+    const model::Node& n = state.nodes[NodeId(where.first)];
+    if (n.unschedulable || !n.conditions_ok) continue;
+    stranded_mib_now_ += static_cast<double>(std::max<std::int64_t>(0, n.gpu_memory_mib - mib));
   }
   stranded_mib_max_ = std::max(stranded_mib_max_, stranded_mib_now_);
 

@@ -6,6 +6,7 @@
 #include <memory>
 #include <sstream>
 
+#include "generators.hpp"
 #include "io/yaml_field.hpp"
 
 namespace sim::replay {
@@ -44,8 +45,8 @@ class Loader {
     const Field root(io::parse_single_document(text, file), "", &file);
     root.expect_map();
     for (const Field& key : root.unknown_members({"schema_version", "name", "description", "seed", "schedulePeriod",
-                                                  "duration", "podTerminationGracePeriod", "bindDelay", "manifests",
-                                                  "steps", "expect"})) {
+                                                  "duration", "podTerminationGracePeriod", "bindDelay", "cluster",
+                                                  "manifests", "generators", "steps", "expect"})) {
       diagnostics_.warn(key.where(), key.path(), "unknown field, ignored");
     }
     const Field version = root.member("schema_version");
@@ -61,13 +62,22 @@ class Loader {
     sc.duration_ms = duration_ms(root.member("duration"), sc.duration_ms);
     sc.grace_ms = duration_ms(root.member("podTerminationGracePeriod"), sc.grace_ms);
     sc.bind_delay_ms = duration_ms(root.member("bindDelay"), sc.bind_delay_ms);
-    sc.manifests = manifests(root.member("manifests"));
+    const Field cluster = root.member("cluster");
+    if (!cluster.is_null()) {
+      cluster.expect_map();
+      for (const Field& key : cluster.unknown_members({"nodePools"})) {
+        diagnostics_.warn(key.where(), key.path(), "unknown field, ignored");
+      }
+      sc.manifests = expand_node_pools(cluster.member("nodePools"), file, diagnostics_);
+    }
+    for (Manifest& m : manifests(root.member("manifests"))) sc.manifests.push_back(std::move(m));
 
     const Field steps = root.member("steps");
     if (!steps.is_null()) {
       steps.expect_sequence();
       for (std::size_t i = 0; i < steps.size(); ++i) sc.steps.push_back(step(steps.item(i)));
     }
+    expand_generators(root.member("generators"), sc.seed, sc.duration_ms, file, sc.steps, diagnostics_);
     std::stable_sort(sc.steps.begin(), sc.steps.end(), [](const Step& a, const Step& b) { return a.at_ms < b.at_ms; });
 
     const Field expect = root.member("expect");
@@ -177,9 +187,9 @@ class Loader {
       for (auto it = pods.node().begin(); it != pods.node().end(); ++it) {
         const Field state = pods.member(it->first.Scalar());
         const std::string want = state.string();
-        static const char* kStates[] = {"Pending", "Running", "Releasing", "Deleted"};
+        static const char* kStates[] = {"Pending", "Running", "Releasing", "Deleted", "Succeeded"};
         if (std::find(std::begin(kStates), std::end(kStates), want) == std::end(kStates)) {
-          state.fail("expected Pending, Running, Releasing or Deleted, got \"" + want + "\"");
+          state.fail("expected Pending, Running, Releasing, Deleted or Succeeded, got \"" + want + "\"");
         }
         e.pods[it->first.Scalar()] = want;
       }

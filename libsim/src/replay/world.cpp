@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "generators.hpp"
 #include "io/snapshot_fields.hpp"
 #include "io/yaml_field.hpp"
 
@@ -66,12 +67,16 @@ double World::requested_gpus(const YAML::Node& pod) const {
   const std::string fraction = str(pod["metadata"], "annotations", "gpu-fraction");
   if (!fraction.empty()) return std::strtod(fraction.c_str(), nullptr);
   double total = 0;
+  // Index step by step and test IsDefined first: a missing key of a const yaml-cpp node is a
+  // "zombie" that throws on any other use.
   const YAML::Node spec = pod["spec"];
-  if (!spec.IsMap() || !spec["containers"].IsSequence()) return total;
-  for (const YAML::Node& c : spec["containers"]) {
-    // Index step by step: yaml-cpp throws when a missing key is indexed again.
-    const YAML::Node resources = c.IsMap() ? c["resources"] : YAML::Node();
-    if (!resources.IsMap()) continue;
+  if (!spec.IsDefined() || !spec.IsMap()) return total;
+  const YAML::Node containers = spec["containers"];
+  if (!containers.IsDefined() || !containers.IsSequence()) return total;
+  for (const YAML::Node& c : containers) {
+    if (!c.IsMap()) continue;
+    const YAML::Node resources = c["resources"];
+    if (!resources.IsDefined() || !resources.IsMap()) continue;
     for (const char* part : {"requests", "limits"}) {
       const std::string gpus = str(resources, part, "nvidia.com/gpu");
       if (!gpus.empty()) {
@@ -113,6 +118,10 @@ void World::apply(const Manifest& m, std::int64_t now_ms, std::vector<PodEvent>&
                       queue_of(doc), "", "", "", requested_gpus(doc)});
   }
   objects_[key] = Object{doc, std::make_shared<const std::string>(m.file)};
+  // A pod applied with spec.nodeName needs no scheduler: the kubelet starts it.
+  if (kind == "Pod" && !str(doc, "spec", "nodeName").empty() && str(doc, "status", "phase") == "Pending") {
+    mark_running(key, now_ms);
+  }
 }
 
 // defaultgrouper: PodGroup pg-<pod>-<uid>, owned by the pod, minMember 1, queue from the
@@ -146,6 +155,7 @@ void World::start_termination(const std::string& key, std::int64_t now_ms, std::
   const std::string pod = str(doc, "metadata", "namespace") + "/" + str(doc, "metadata", "name");
   if (terminating_.contains(key)) return;
   const std::string phase = str(doc, "status", "phase");
+  completing_.erase(key);
   if (phase != "Running" && str(doc, "spec", "nodeName").empty()) {
     // Never started: the API server removes it at once.
     binding_.erase(key);
@@ -167,6 +177,20 @@ void World::remove(const ObjectRef& ref, std::int64_t now_ms, std::vector<PodEve
   const std::string key = ref.kind + "/" + (namespaced ? ref.ns : "") + "/" + ref.name;
   auto it = objects_.find(key);
   if (it == objects_.end()) return;
+  if (ref.kind == "Node") {
+    // The pod garbage collector deletes pods bound to a node that no longer exists, at once.
+    std::vector<std::string> lost;
+    for (const auto& [pod_key, obj] : objects_) {
+      if (pod_key.rfind("Pod/", 0) == 0 && str(obj.doc, "spec", "nodeName") == ref.name) lost.push_back(pod_key);
+    }
+    for (const std::string& pod_key : lost) {
+      const YAML::Node doc = objects_.at(pod_key).doc;
+      events.push_back({now_ms, "lost", str(doc, "metadata", "namespace") + "/" + str(doc, "metadata", "name"),
+                        queue_of(doc), ref.name, "node-removed", "", requested_gpus(doc)});
+      start_termination(pod_key, now_ms, events, "lost");
+      if (terminating_.contains(pod_key)) terminating_[pod_key] = now_ms;
+    }
+  }
   if (ref.kind == "Pod") {
     events.push_back({now_ms, "delete", ref.ns + "/" + ref.name, queue_of(it->second.doc), "", "", "",
                       requested_gpus(it->second.doc)});
@@ -176,10 +200,21 @@ void World::remove(const ObjectRef& ref, std::int64_t now_ms, std::vector<PodEve
   objects_.erase(it);
 }
 
+// The kubelet starts the pod; one with a run time (kaisim/runtime) completes that long after.
+void World::mark_running(const std::string& key, std::int64_t since_ms) {
+  YAML::Node doc = objects_.at(key).doc;
+  doc["status"]["phase"] = "Running";
+  const std::string runtime = str(doc["metadata"], "annotations", kRuntimeAnnotation);
+  if (runtime.empty()) return;
+  const std::optional<std::int64_t> ms = io::parse_go_duration_ms(runtime);
+  if (ms && *ms > 0) completing_[key] = since_ms + *ms;
+}
+
 std::int64_t World::next_due() const {
   std::int64_t next = -1;
   for (const auto& [key, at] : terminating_) next = next < 0 ? at : std::min(next, at);
   for (const auto& [key, at] : binding_) next = next < 0 ? at : std::min(next, at);
+  for (const auto& [key, at] : completing_) next = next < 0 ? at : std::min(next, at);
   return next;
 }
 
@@ -189,8 +224,25 @@ void World::advance(std::int64_t now_ms, std::vector<PodEvent>& events) {
       ++it;
       continue;
     }
-    if (objects_.contains(it->first)) objects_.at(it->first).doc["status"]["phase"] = "Running";
+    if (objects_.contains(it->first)) mark_running(it->first, it->second);
     it = binding_.erase(it);
+  }
+  for (auto it = completing_.begin(); it != completing_.end();) {
+    if (it->second > now_ms) {
+      ++it;
+      continue;
+    }
+    const std::string key = it->first;
+    it = completing_.erase(it);
+    const Object obj = objects_.at(key);
+    objects_.erase(key);
+    const std::string ns = str(obj.doc, "metadata", "namespace");
+    const std::string name = str(obj.doc, "metadata", "name");
+    gone_[ns + "/" + name] = "Succeeded";
+    events.push_back({now_ms, "complete", ns + "/" + name, queue_of(obj.doc), str(obj.doc, "spec", "nodeName"), "", "",
+                      requested_gpus(obj.doc)});
+    const std::string group = str(obj.doc["metadata"], "annotations", "pod-group-name");
+    if (group.rfind("pg-" + name + "-", 0) == 0) objects_.erase("PodGroup/" + ns + "/" + group);
   }
   for (auto it = terminating_.begin(); it != terminating_.end();) {
     if (it->second > now_ms) {
@@ -263,7 +315,7 @@ void World::apply_decisions(const sched::Session& ssn, std::int64_t now_ms, std:
       }
     }
     binding_[pod_key(t)] = now_ms + bind_delay_ms;
-    if (bind_delay_ms == 0) doc["status"]["phase"] = "Running";
+    if (bind_delay_ms == 0) mark_running(pod_key(t), now_ms);
     events.push_back({now_ms, "bind", t.key(), queue(t), state.nodes[b.node].name, "", "", at(t.accepted, Resource::GPU)});
   }
   if (bind_delay_ms == 0) {
@@ -301,7 +353,7 @@ std::string World::pod_phase(const std::string& pod) const {
   const auto slash = pod.find('/');
   const std::string key = "Pod/" + pod.substr(0, slash) + "/" + pod.substr(slash + 1);
   auto it = objects_.find(key);
-  if (it == objects_.end()) return gone_.contains(pod) ? "Deleted" : "Absent";
+  if (it == objects_.end()) return gone_.contains(pod) ? gone_.at(pod) : "Absent";
   if (terminating_.contains(key)) return "Releasing";
   return str(it->second.doc, "status", "phase") == "Running" ? "Running" : "Pending";
 }

@@ -19,7 +19,7 @@ namespace sim::replay {
 /// What happened to a pod, for events.jsonl and the metrics.
 struct PodEvent {
   std::int64_t at_ms;
-  std::string type;    ///< submit, bind, pipeline, evict, delete, gone, recreate
+  std::string type;    ///< submit, bind, pipeline, evict, delete, gone, recreate, complete, lost
   std::string pod;     ///< ns/name
   std::string queue;
   std::string node;
@@ -49,7 +49,7 @@ class World {
   void apply_decisions(const sched::Session& ssn, std::int64_t now_ms, std::int64_t bind_delay_ms,
                        std::vector<PodEvent>& events);
 
-  /// Current phase of a pod as a user sees it: Pending, Running, Releasing or Deleted.
+  /// Current phase of a pod as a user sees it: Pending, Running, Releasing, Deleted or Succeeded.
   std::string pod_phase(const std::string& key) const;
   std::uint64_t next_gpu_group = 0;
 
@@ -62,6 +62,7 @@ class World {
   void group_bare_pod(YAML::Node pod, const std::string& file, std::int64_t now_ms);
   double requested_gpus(const YAML::Node& pod) const;
   std::string queue_of(const YAML::Node& pod) const;
+  void mark_running(const std::string& key, std::int64_t since_ms);
   void start_termination(const std::string& key, std::int64_t now_ms, std::vector<PodEvent>& events,
                          const std::string& type);
 
@@ -69,6 +70,7 @@ class World {
   std::map<std::string, Object> objects_;           // kind/namespace/name -> object
   std::map<std::string, std::int64_t> terminating_;  // pod key -> removal time
   std::map<std::string, std::int64_t> binding_;      // pod key -> running time
+  std::map<std::string, std::int64_t> completing_;   // pod key -> completion time (kaisim/runtime)
   std::map<std::string, int> recreated_;             // controller-owned pods recreated so far
   std::map<std::string, std::string> gone_;          // pods deleted for good -> "Deleted"
   std::uint64_t next_uid_ = 0;

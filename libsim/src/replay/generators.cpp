@@ -1,0 +1,276 @@
+#include "generators.hpp"
+
+#include <cmath>
+#include <map>
+#include <numbers>
+#include <random>
+
+#include "sim/io/go_json.hpp"
+
+namespace sim::replay {
+namespace {
+
+using io::Field;
+
+// GPU memory per device in MiB as the GPU Operator's `nvidia.com/gpu.memory` label reports it.
+const std::map<std::string, int>& gpu_models() {
+  static const std::map<std::string, int> models{
+      {"L40S", 46068}, {"A100-40GB", 40960}, {"A100-80GB", 81920}, {"H100-80GB", 81559}};
+  return models;
+}
+
+std::int64_t duration_of(const Field& f) {
+  const std::optional<std::int64_t> ms = io::parse_go_duration_ms(f.string());
+  if (!ms || *ms < 0) f.fail("not a duration such as \"30s\", \"10m\" or \"1h\": \"" + f.string() + "\"");
+  return *ms;
+}
+
+std::string duration_text(std::int64_t ms) { return std::to_string(ms) + "ms"; }
+
+void warn_unknown(const Field& f, std::initializer_list<std::string_view> known, Diagnostics& diagnostics) {
+  for (const Field& key : f.unknown_members(known)) diagnostics.warn(key.where(), key.path(), "unknown field, ignored");
+}
+
+// Uniform in [0, 1) from the top 53 bits: the same on every platform, unlike
+// std::uniform_real_distribution whose algorithm the standard leaves open.
+double uniform(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+
+struct Size {
+  double weight = 1;
+  YAML::Node annotations{YAML::NodeType::Map};
+  YAML::Node resources{YAML::NodeType::Map};
+};
+
+Size size_of(const Field& f, Diagnostics& diagnostics) {
+  f.expect_map();
+  warn_unknown(f, {"weight", "gpus", "gpuFraction", "gpuMemoryMib", "cpu", "memory"}, diagnostics);
+  Size s;
+  if (!f.member("weight").is_null()) {
+    s.weight = f.member("weight").number();
+    if (!(s.weight > 0)) f.member("weight").fail("must be positive");
+  }
+  int kinds = 0;
+  if (!f.member("gpus").is_null()) {
+    const std::optional<int> n = f.member("gpus").optional_int();
+    if (!n || *n < 1) f.member("gpus").fail("must be a whole number of GPUs >= 1");
+    s.resources["limits"]["nvidia.com/gpu"] = std::to_string(*n);
+    ++kinds;
+  }
+  if (!f.member("gpuFraction").is_null()) {
+    const double x = f.member("gpuFraction").number();
+    if (!(x > 0 && x < 1)) f.member("gpuFraction").fail("must be between 0 and 1 (exclusive)");
+    s.annotations["gpu-fraction"] = io::go_json_number(x);
+    ++kinds;
+  }
+  if (!f.member("gpuMemoryMib").is_null()) {
+    const std::optional<int> mib = f.member("gpuMemoryMib").optional_int();
+    if (!mib || *mib < 1) f.member("gpuMemoryMib").fail("must be a whole number of MiB >= 1");
+    s.annotations["gpu-memory"] = std::to_string(*mib);
+    ++kinds;
+  }
+  if (kinds > 1) f.fail("give one of gpus, gpuFraction, gpuMemoryMib");
+  for (const char* r : {"cpu", "memory"}) {
+    if (!f.member(r).is_null()) s.resources["requests"][r] = f.member(r).string();
+  }
+  return s;
+}
+
+// Run time draws. exponential: mean; uniform: [min, max]; lognormal: median and sigma.
+class Runtime {
+ public:
+  Runtime(const Field& f, Diagnostics& diagnostics) {
+    if (f.is_null()) return;
+    f.expect_map();
+    warn_unknown(f, {"fixed", "exponential", "uniform", "lognormal"}, diagnostics);
+    if (!f.member("fixed").is_null()) {
+      kind_ = Kind::FIXED;
+      a_ = static_cast<double>(duration_of(f.member("fixed")));
+    } else if (!f.member("exponential").is_null()) {
+      kind_ = Kind::EXPONENTIAL;
+      a_ = static_cast<double>(duration_of(f.member("exponential")));
+    } else if (!f.member("uniform").is_null()) {
+      const Field u = f.member("uniform");
+      u.expect_sequence();
+      if (u.size() != 2) u.fail("expected [min, max]");
+      kind_ = Kind::UNIFORM;
+      a_ = static_cast<double>(duration_of(u.item(0)));
+      b_ = static_cast<double>(duration_of(u.item(1)));
+      if (b_ < a_) u.fail("max is below min");
+    } else if (!f.member("lognormal").is_null()) {
+      const Field l = f.member("lognormal");
+      l.expect_map();
+      kind_ = Kind::LOGNORMAL;
+      a_ = static_cast<double>(duration_of(l.member("median")));
+      b_ = l.member("sigma").number();
+      if (!(b_ >= 0)) l.member("sigma").fail("must be >= 0");
+    } else {
+      f.fail("expected one of fixed, exponential, uniform, lognormal");
+    }
+  }
+
+  /// Milliseconds (at least 1), or -1 when the pods run until deleted.
+  std::int64_t draw(std::mt19937_64& rng) const {
+    double ms = -1;
+    switch (kind_) {
+      case Kind::NONE: return -1;
+      case Kind::FIXED: ms = a_; break;
+      case Kind::EXPONENTIAL: ms = -a_ * std::log1p(-uniform(rng)); break;
+      case Kind::UNIFORM: ms = a_ + (b_ - a_) * uniform(rng); break;
+      case Kind::LOGNORMAL: {
+        // Box-Muller from two uniforms; 1 - u keeps the log's argument in (0, 1].
+        const double u1 = 1.0 - uniform(rng), u2 = uniform(rng);
+        const double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+        ms = a_ * std::exp(b_ * z);
+        break;
+      }
+    }
+    return std::max<std::int64_t>(1, std::llround(ms));
+  }
+
+ private:
+  enum class Kind { NONE, FIXED, EXPONENTIAL, UNIFORM, LOGNORMAL };
+  Kind kind_ = Kind::NONE;
+  double a_ = 0, b_ = 0;
+};
+
+YAML::Node pod_manifest(const std::string& name, const std::string& ns, const std::string& queue,
+                        const std::string& priority_class, const Size& size, std::int64_t runtime_ms) {
+  YAML::Node pod;
+  pod["apiVersion"] = "v1";
+  pod["kind"] = "Pod";
+  pod["metadata"]["name"] = name;
+  pod["metadata"]["namespace"] = ns;
+  pod["metadata"]["labels"]["kai.scheduler/queue"] = queue;
+  pod["metadata"]["annotations"] = YAML::Clone(size.annotations);
+  if (runtime_ms > 0) pod["metadata"]["annotations"][kRuntimeAnnotation] = duration_text(runtime_ms);
+  pod["spec"]["schedulerName"] = "kai-scheduler";
+  pod["spec"]["priorityClassName"] = priority_class;
+  YAML::Node container;
+  container["name"] = "main";
+  container["image"] = "busybox";
+  if (size.resources.size() > 0) container["resources"] = YAML::Clone(size.resources);
+  pod["spec"]["containers"].push_back(container);
+  return pod;
+}
+
+}  // namespace
+
+std::vector<Manifest> expand_node_pools(const Field& pools, const std::string& file, Diagnostics& diagnostics) {
+  std::vector<Manifest> out;
+  if (pools.is_null()) return out;
+  pools.expect_sequence();
+  for (std::size_t p = 0; p < pools.size(); ++p) {
+    const Field pool = pools.item(p);
+    pool.expect_map();
+    warn_unknown(pool, {"name", "count", "gpusPerNode", "gpuModel", "gpuMemoryMib", "cpu", "memory", "pods",
+                        "labels", "taints"}, diagnostics);
+    const std::string name = pool.member("name").string();
+    const std::optional<int> count = pool.member("count").is_null() ? 1 : pool.member("count").optional_int();
+    if (!count || *count < 1) pool.member("count").fail("must be a whole number >= 1");
+    const std::optional<int> gpus =
+        pool.member("gpusPerNode").is_null() ? 0 : pool.member("gpusPerNode").optional_int();
+    if (!gpus || *gpus < 0) pool.member("gpusPerNode").fail("must be a whole number >= 0");
+    int memory_mib = 0;
+    if (!pool.member("gpuMemoryMib").is_null()) {
+      const std::optional<int> m = pool.member("gpuMemoryMib").optional_int();
+      if (!m || *m < 1) pool.member("gpuMemoryMib").fail("must be a whole number of MiB >= 1");
+      memory_mib = *m;
+    } else if (*gpus > 0) {
+      const Field model = pool.member("gpuModel");
+      const std::string m = model.optional_string().value_or("");
+      auto it = gpu_models().find(m);
+      if (it == gpu_models().end()) {
+        model.fail("unknown GPU model \"" + m + "\" (known: A100-40GB, A100-80GB, H100-80GB, L40S; or give gpuMemoryMib)");
+      }
+      memory_mib = it->second;
+    }
+    for (int i = 0; i < *count; ++i) {
+      YAML::Node node;
+      node["apiVersion"] = "v1";
+      node["kind"] = "Node";
+      node["metadata"]["name"] = name + "-" + std::to_string(i);
+      YAML::Node labels = node["metadata"]["labels"];
+      labels["kaisim/pool"] = name;
+      if (*gpus > 0) {
+        labels["nvidia.com/gpu.present"] = "true";
+        labels["nvidia.com/gpu.product"] = "NVIDIA-" + pool.member("gpuModel").optional_string().value_or("custom");
+        labels["nvidia.com/gpu.memory"] = std::to_string(memory_mib);
+        labels["nvidia.com/gpu.count"] = std::to_string(*gpus);
+      }
+      const Field extra_labels = pool.member("labels");
+      if (!extra_labels.is_null()) {
+        extra_labels.expect_map();
+        for (const auto& kv : extra_labels.node()) labels[kv.first.Scalar()] = YAML::Clone(kv.second);
+      }
+      if (!pool.member("taints").is_null()) node["spec"]["taints"] = YAML::Clone(pool.member("taints").node());
+      YAML::Node allocatable = node["status"]["allocatable"];
+      allocatable["cpu"] = pool.member("cpu").optional_string().value_or("64");
+      allocatable["memory"] = pool.member("memory").optional_string().value_or("512Gi");
+      allocatable["pods"] = pool.member("pods").optional_string().value_or("110");
+      allocatable["nvidia.com/gpu"] = std::to_string(*gpus);
+      YAML::Node ready;
+      ready["type"] = "Ready";
+      ready["status"] = "True";
+      node["status"]["conditions"].push_back(ready);
+      out.push_back({node, file});
+    }
+  }
+  return out;
+}
+
+void expand_generators(const Field& generators, std::uint64_t seed, std::int64_t duration_ms,
+                       const std::string& file, std::vector<Step>& steps, Diagnostics& diagnostics) {
+  if (generators.is_null()) return;
+  generators.expect_sequence();
+  for (std::size_t g = 0; g < generators.size(); ++g) {
+    const Field gen = generators.item(g);
+    gen.expect_map();
+    warn_unknown(gen, {"name", "queue", "namespace", "priorityClass", "start", "end", "arrivalsPerHour",
+                       "maxJobs", "sizes", "runtime"}, diagnostics);
+    const std::string name = gen.member("name").string();
+    const std::string queue = gen.member("queue").string();
+    const std::string ns = gen.member("namespace").optional_string().value_or("default");
+    const std::string priority_class = gen.member("priorityClass").optional_string().value_or("train");
+    const std::int64_t start = gen.member("start").is_null() ? 0 : duration_of(gen.member("start"));
+    const std::int64_t end = gen.member("end").is_null() ? duration_ms : duration_of(gen.member("end"));
+    const double rate = gen.member("arrivalsPerHour").number();
+    if (!(rate > 0)) gen.member("arrivalsPerHour").fail("must be positive");
+    const std::optional<int> max_jobs =
+        gen.member("maxJobs").is_null() ? std::optional<int>(1'000'000) : gen.member("maxJobs").optional_int();
+    if (!max_jobs || *max_jobs < 0) gen.member("maxJobs").fail("must be a whole number >= 0");
+    const Field sizes_field = gen.member("sizes");
+    std::vector<Size> sizes;
+    if (sizes_field.is_null()) {
+      sizes.push_back(Size{});
+    } else {
+      sizes_field.expect_sequence();
+      if (sizes_field.size() == 0) sizes_field.fail("expected at least one size");
+      for (std::size_t i = 0; i < sizes_field.size(); ++i) sizes.push_back(size_of(sizes_field.item(i), diagnostics));
+    }
+    double total_weight = 0;
+    for (const Size& s : sizes) total_weight += s.weight;
+    const Runtime runtime(gen.member("runtime"), diagnostics);
+
+    // One engine per generator: adding a generator does not change the others' pods.
+    std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ULL + g);
+    const double mean_gap_ms = 3'600'000.0 / rate;
+    double t = static_cast<double>(start);
+    for (int i = 0; i < *max_jobs; ++i) {
+      t += -mean_gap_ms * std::log1p(-uniform(rng));
+      const std::int64_t at = std::llround(t);
+      if (at > end) break;
+      double pick = uniform(rng) * total_weight;
+      std::size_t k = 0;
+      while (k + 1 < sizes.size() && pick >= sizes[k].weight) pick -= sizes[k++].weight;
+      const std::int64_t run_ms = runtime.draw(rng);
+      Step step;
+      step.at_ms = at;
+      step.name = name;
+      step.apply.push_back({pod_manifest(name + "-" + std::to_string(i), ns, queue, priority_class, sizes[k], run_ms),
+                            file});
+      steps.push_back(std::move(step));
+    }
+  }
+}
+
+}  // namespace sim::replay

@@ -1,0 +1,26 @@
+#pragma once
+// Private: scenario sections that expand into plain manifests before the replay starts, so the
+// engine only ever sees Kubernetes objects: compact node pools and workload generators.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "io/yaml_field.hpp"
+#include "scenario.hpp"
+
+namespace sim::replay {
+
+/// `cluster.nodePools[]` -> one Node manifest per node, named `<pool>-<i>`.
+std::vector<Manifest> expand_node_pools(const io::Field& pools, const std::string& file, Diagnostics& diagnostics);
+
+/// `generators[]` -> timed steps that apply generated bare pods (Poisson arrivals, a weighted size
+/// mix, a runtime distribution). Draws come from one mt19937_64 per generator seeded from the
+/// scenario seed and the generator's index, so the same scenario gives the same pods anywhere.
+void expand_generators(const io::Field& generators, std::uint64_t seed, std::int64_t duration_ms,
+                       const std::string& file, std::vector<Step>& steps, Diagnostics& diagnostics);
+
+/// The pod annotation that gives a pod's run time (Go duration); a running pod completes after it.
+inline constexpr const char* kRuntimeAnnotation = "kaisim/runtime";
+
+}  // namespace sim::replay
