@@ -174,3 +174,18 @@ generators:
     assert outs[0] != outs[2]
     submits = [json.loads(line) for line in outs[0].splitlines() if '"submit"' in line]
     assert 15 <= len(submits) <= 50  # Poisson with mean 30 in 30 minutes
+
+
+def test_time_based_fair_share_is_what_makes_the_queues_take_turns(kaisim, tmp_path):
+    source = SOURCE_DIR / "scenarios" / "kai-examples" / "two-queue-oscillation.yaml"
+    text = source.read_text()
+    plain = "\n".join(line for line in text.splitlines()
+                      if not line.startswith(("fairShare:", "  kValue:", "  usage:")) and "at: " not in line)
+    plain = plain.replace("expect:", "")
+    for name, body in (("with", text), ("without", plain)):
+        (tmp_path / f"{name}.yaml").write_text(body)
+        assert kaisim("replay", tmp_path / f"{name}.yaml", "--out", tmp_path / name).returncode == 0
+    evictions = {name: sum('"evict"' in line for line in (tmp_path / name / "events.jsonl").read_text().splitlines())
+                 for name in ("with", "without")}
+    # Without usage history equal weights give each queue 8 GPUs: a 16-GPU job cannot reclaim.
+    assert evictions == {"with": 4, "without": 0}

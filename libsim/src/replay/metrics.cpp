@@ -136,6 +136,12 @@ void Metrics::sample(const sched::Session& ssn, std::int64_t now_ms) {
   }
 }
 
+std::map<std::string, ResourceVec> Metrics::allocated_by_queue() const {
+  std::map<std::string, ResourceVec> out;
+  for (const auto& [name, s] : last_) out.emplace(name, s.allocated);
+  return out;
+}
+
 void Metrics::record_events(const std::vector<PodEvent>& events) {
   for (const PodEvent& e : events) {
     events_ += "{\"time_s\":" + seconds(e.at_ms) + ",\"type\":" + json_string(e.type) + ",\"pod\":" + json_string(e.pod) +

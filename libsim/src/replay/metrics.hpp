@@ -49,6 +49,8 @@ class Metrics {
   std::string summary_json(const std::string& name, std::size_t cycles, std::int64_t duration_ms) const;
   std::string summary_table(const std::string& name, std::size_t cycles, std::int64_t duration_ms) const;
 
+  /// Every queue's allocation after the latest cycle (what the Queue status and its metric show).
+  std::map<std::string, ResourceVec> allocated_by_queue() const;
   /// Allocated GPUs of a queue after the latest cycle (scheduler's view).
   double allocated_gpu(const std::string& queue) const;
   bool evicted(const std::string& pod, std::int64_t by_ms) const;

@@ -74,6 +74,13 @@ void write_outputs(const std::string& out, const std::map<std::string, std::stri
   }
 }
 
+// kube_node_status_capacity summed over every node Prometheus sees: no Ready or scheduler filter.
+ResourceVec node_capacity(const model::ClusterState& state) {
+  ResourceVec total = ResourceVec::Zero();
+  for (const model::Node& n : state.nodes) total += n.allocatable;
+  return total;
+}
+
 void validate(const std::vector<replay::Manifest>& manifests, Diagnostics& diagnostics) {
   std::vector<io::Field> docs;
   for (const replay::Manifest& m : manifests) docs.emplace_back(m.doc, "", &m.file);
@@ -89,6 +96,7 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
           : replay::load_scenario_text(options.scenario_text, options.scenario_path, options.base_dir, diagnostics);
   replay::World world(sc.grace_ms);
   Metrics metrics;
+  replay::UsageDb usage_db(sc.usage);
   ReplayResult result;
   const bool progress = ::isatty(STDERR_FILENO) != 0 && sc.duration_ms >= 3'600'000;
 
@@ -125,11 +133,14 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
     }
     if (now == next_cycle) {
       model::ClusterState state = world.snapshot(now, per_cycle);
+      state.config.k_value = sc.k_value;
+      if (sc.usage.enabled) state.queue_usage = usage_db.usage(now);
       sched::Session ssn = sched::run_cycle(state);
       world.apply_decisions(ssn, now, sc.bind_delay_ms, events);
       metrics.record_events(events);
       events.clear();
       metrics.sample(ssn, now);
+      if (sc.usage.enabled) usage_db.observe(now, metrics.allocated_by_queue(), node_capacity(ssn.state));
       ++result.cycles;
       next_cycle += sc.period_ms;
     }

@@ -45,7 +45,7 @@ class Loader {
     const Field root(io::parse_single_document(text, file), "", &file);
     root.expect_map();
     for (const Field& key : root.unknown_members({"schema_version", "name", "description", "seed", "schedulePeriod",
-                                                  "duration", "podTerminationGracePeriod", "bindDelay", "cluster",
+                                                  "duration", "podTerminationGracePeriod", "bindDelay", "fairShare", "cluster",
                                                   "manifests", "generators", "steps", "expect"})) {
       diagnostics_.warn(key.where(), key.path(), "unknown field, ignored");
     }
@@ -62,6 +62,7 @@ class Loader {
     sc.duration_ms = duration_ms(root.member("duration"), sc.duration_ms);
     sc.grace_ms = duration_ms(root.member("podTerminationGracePeriod"), sc.grace_ms);
     sc.bind_delay_ms = duration_ms(root.member("bindDelay"), sc.bind_delay_ms);
+    fair_share(root.member("fairShare"), sc);
     const Field cluster = root.member("cluster");
     if (!cluster.is_null()) {
       cluster.expect_map();
@@ -112,6 +113,34 @@ class Loader {
       }
     }
     return out;
+  }
+
+  // fairShare: {kValue, usage: {windowSize, halfLife, queryResolution, fetchInterval}}.
+  void fair_share(const Field& f, Scenario& sc) {
+    if (f.is_null()) return;
+    f.expect_map();
+    for (const Field& key : f.unknown_members({"kValue", "usage"})) {
+      diagnostics_.warn(key.where(), key.path(), "unknown field, ignored");
+    }
+    if (std::optional<double> k = f.member("kValue").optional_number()) {
+      // proportion.go New: values <= 0 become 0.
+      sc.k_value = std::max(0.0, *k);
+    }
+    const Field usage = f.member("usage");
+    if (usage.is_null()) return;
+    usage.expect_map();
+    for (const Field& key : usage.unknown_members({"windowSize", "halfLife", "queryResolution", "fetchInterval"})) {
+      diagnostics_.warn(key.where(), key.path(), "unknown field, ignored");
+    }
+    UsageConfig& u = sc.usage;
+    u.enabled = true;
+    u.window_ms = duration_ms(usage.member("windowSize"), u.window_ms);
+    u.half_life_ms = duration_ms(usage.member("halfLife"), u.half_life_ms);
+    u.resolution_ms = duration_ms(usage.member("queryResolution"), u.resolution_ms);
+    u.fetch_interval_ms = duration_ms(usage.member("fetchInterval"), u.fetch_interval_ms);
+    if (u.window_ms <= 0) usage.member("windowSize").fail("must be positive");
+    if (u.resolution_ms <= 0) usage.member("queryResolution").fail("must be positive");
+    if (u.fetch_interval_ms <= 0) usage.member("fetchInterval").fail("must be positive");
   }
 
   std::vector<ObjectRef> refs(const Field& list) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/core/error.hpp"
+#include "usage_db.hpp"
 
 namespace sim::replay {
 
@@ -52,6 +53,8 @@ struct Scenario {
   std::int64_t duration_ms = 600000;
   std::int64_t grace_ms = 30000;        ///< Kubernetes default terminationGracePeriodSeconds
   std::int64_t bind_delay_ms = 0;
+  double k_value = 1.0;                 ///< proportion kValue (KAI's default)
+  UsageConfig usage;                    ///< time-based fair share; off unless `fairShare.usage` is given
   std::vector<Manifest> manifests;      ///< applied at time 0, before the steps
   std::vector<Step> steps;              ///< in time order
   std::vector<Expectation> expectations;

@@ -63,7 +63,13 @@ void Session::open_proportion() {
   }
 
   queues.resize(state.queue_tree.size());
-  for (QueueId q : state.queue_tree.level_order()) queues[q] = fairshare::shares_from_spec(state.queues[q]);
+  for (QueueId q : state.queue_tree.level_order()) {
+    queues[q] = fairshare::shares_from_spec(state.queues[q]);
+    // createQueueResourceAttrs: usage by queue UID (= metadata.name); missing means 0.
+    auto usage = state.queue_usage.find(state.queue_tree.uid(q));
+    if (usage == state.queue_usage.end()) continue;
+    for (Resource r : kQuotaResources) queues[q][r].usage = at(usage->second, r);
+  }
 
   // updateQueuesCurrentResourceUsage, in a fixed order (KAI iterates maps): jobs by name, tasks
   // in pod order.

@@ -44,6 +44,9 @@ struct PriorityClass {
 struct ClusterState {
   std::int64_t now_ns = 0;  ///< the session's "now" (min-runtime, staleness)
   SchedulerConfig config;
+  /// Historical usage per queue name (fraction of cluster capacity per resource), what KAI's
+  /// usage database gives the proportion plugin for time-based fair share. Empty: none.
+  std::unordered_map<std::string, ResourceVec> queue_usage;
   IdVector<NodeId, Node> nodes;
   IdVector<TaskId, Task> tasks;
   IdVector<JobId, Job> jobs;
