@@ -189,3 +189,18 @@ def test_time_based_fair_share_is_what_makes_the_queues_take_turns(kaisim, tmp_p
                  for name in ("with", "without")}
     # Without usage history equal weights give each queue 8 GPUs: a 16-GPU job cannot reclaim.
     assert evictions == {"with": 4, "without": 0}
+
+
+def test_out_with_a_trailing_slash_as_in_the_readme(kaisim, tmp_path):
+    run = kaisim("replay", MAIN, "--out", f"{tmp_path}/out/")
+    assert run.returncode == 0, run.stderr
+    assert (tmp_path / "out" / "summary.json").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+    # Again into the same folder: an earlier replay is replaced.
+    assert kaisim("replay", MAIN, "--out", f"{tmp_path}/out/").returncode == 0
+
+
+def test_out_must_name_a_folder(kaisim, tmp_path):
+    run = kaisim("replay", MAIN, "--out", ".")
+    assert run.returncode == 2
+    assert "give the output folder a name of its own" in run.stderr

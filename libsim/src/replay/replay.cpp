@@ -47,7 +47,12 @@ void check(const replay::Expectation& e, const replay::World& world, const Metri
 // Writes every file into a fresh sibling folder, then swaps it in: a failure leaves nothing
 // half-written, and only a folder that holds a previous kaisim replay is ever replaced.
 void write_outputs(const std::string& out, const std::map<std::string, std::string>& files) {
-  const fs::path target(out);
+  fs::path target = fs::path(out).lexically_normal();
+  if (!target.has_filename()) target = target.parent_path();  // "out/" names the folder "out"
+  const std::string leaf = target.filename().string();
+  if (leaf.empty() || leaf == "." || leaf == "..") {
+    throw Error(ErrorCode::IO, out + ": give the output folder a name of its own (e.g. out/)");
+  }
   std::error_code ec;
   if (fs::exists(target, ec)) {
     if (!fs::is_directory(target) || (!fs::is_empty(target) && !fs::exists(target / "summary.json"))) {
@@ -70,7 +75,7 @@ void write_outputs(const std::string& out, const std::map<std::string, std::stri
   fs::rename(tmp, target, ec);
   if (ec) {
     fs::remove_all(tmp, ec);
-    throw Error(ErrorCode::IO, out + ": cannot move the output into place");
+    throw Error(ErrorCode::IO, out + ": cannot move the output into place: " + ec.message());
   }
 }
 
