@@ -5,7 +5,7 @@ target_compile_options(sim_warnings INTERFACE
   -Wold-style-cast -Wcast-align -Woverloaded-virtual -Wdouble-promotion
   -Wimplicit-fallthrough
   # GCC 12 reports false -Wrestrict overlaps on "literal" + std::string (GCC bug 105651).
-  -Wno-restrict)
+  $<$<CXX_COMPILER_ID:GNU>:-Wno-restrict>)
 if(SIM_WERROR)
   target_compile_options(sim_warnings INTERFACE -Werror)
 endif()

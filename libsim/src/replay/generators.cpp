@@ -31,6 +31,10 @@ void warn_unknown(const Field& f, std::initializer_list<std::string_view> known,
   for (const Field& key : f.unknown_members(known)) diagnostics.warn(key.where(), key.path(), "unknown field, ignored");
 }
 
+// A bound on what one scenario may generate, so a typo in a rate fails fast instead of
+// exhausting memory.
+constexpr std::size_t kMaxGeneratedPods = 200'000;
+
 // Uniform in [0, 1) from the top 53 bits: the same on every platform, unlike
 // std::uniform_real_distribution whose algorithm the standard leaves open.
 double uniform(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
@@ -222,6 +226,7 @@ void expand_generators(const Field& generators, std::uint64_t seed, std::int64_t
                        const std::string& file, std::vector<Step>& steps, Diagnostics& diagnostics) {
   if (generators.is_null()) return;
   generators.expect_sequence();
+  std::size_t generated = 0;
   for (std::size_t g = 0; g < generators.size(); ++g) {
     const Field gen = generators.item(g);
     gen.expect_map();
@@ -259,6 +264,10 @@ void expand_generators(const Field& generators, std::uint64_t seed, std::int64_t
       t += -mean_gap_ms * std::log1p(-uniform(rng));
       const std::int64_t at = std::llround(t);
       if (at > end) break;
+      if (++generated > kMaxGeneratedPods) {
+        gen.member("arrivalsPerHour").fail("the generators would create more than " + std::to_string(kMaxGeneratedPods) +
+                                           " pods; lower the rates or set maxJobs");
+      }
       double pick = uniform(rng) * total_weight;
       std::size_t k = 0;
       while (k + 1 < sizes.size() && pick >= sizes[k].weight) pick -= sizes[k++].weight;

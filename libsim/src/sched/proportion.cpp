@@ -294,7 +294,9 @@ bool reclaim_scenario_valid(const Session& ssn, const IdVector<QueueId, fairshar
   // pods that were only moved (active again) are not reclaimed (allow-consolidating-reclaim).
   std::map<std::string, std::vector<ResourceVec>> units_by_queue;  // leaf queue UID order
   std::map<std::string, QueueId> queue_by_uid;
-  for (const auto& [job_id, tasks] : victims) {
+  for (const auto& victim : victims) {
+    const JobId job_id = victim.first;
+    const auto& tasks = victim.second;  // a plain reference: lambdas cannot capture bindings in clang 14
     const model::Job& job = ssn.state.jobs[job_id];
     const std::size_t core = std::min<std::size_t>(tasks.size(), static_cast<std::size_t>(job.min_available));
     std::vector<ResourceVec> units;
