@@ -15,10 +15,8 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 
 def _pyplot():
-    import matplotlib
-
-    if matplotlib.get_backend().lower() not in ("module://matplotlib_inline.backend_inline",):
-        matplotlib.use("Agg", force=False)
+    # Imported on first use so that `import kaisim` stays light; matplotlib picks the backend
+    # (inline in notebooks, Agg without a display).
     import matplotlib.pyplot as plt
 
     return plt
