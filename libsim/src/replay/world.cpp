@@ -234,8 +234,10 @@ void World::advance(std::int64_t now_ms, std::vector<PodEvent>& events) {
     }
     const std::string key = it->first;
     it = completing_.erase(it);
-    const Object obj = objects_.at(key);
-    objects_.erase(key);
+    auto found = objects_.find(key);
+    if (found == objects_.end()) continue;  // deleted meanwhile: nothing left to complete
+    const Object obj = found->second;
+    objects_.erase(found);
     const std::string ns = str(obj.doc, "metadata", "namespace");
     const std::string name = str(obj.doc, "metadata", "name");
     gone_[ns + "/" + name] = "Succeeded";
