@@ -2,21 +2,6 @@
 
 namespace sim::model {
 
-bool is_alive(TaskStatus s) {
-  switch (s) {
-    case TaskStatus::PENDING:
-    case TaskStatus::GATED:
-    case TaskStatus::ALLOCATED:
-    case TaskStatus::PIPELINED:
-    case TaskStatus::BINDING:
-    case TaskStatus::BOUND:
-    case TaskStatus::RUNNING:
-      return true;
-    default:
-      return false;
-  }
-}
-
 bool is_active_allocated(TaskStatus s) {
   switch (s) {
     case TaskStatus::ALLOCATED:
@@ -28,6 +13,10 @@ bool is_active_allocated(TaskStatus s) {
     default:
       return false;
   }
+}
+
+bool is_alive(TaskStatus s) {
+  return s == TaskStatus::PENDING || s == TaskStatus::GATED || is_active_allocated(s);
 }
 
 bool is_active_used(TaskStatus s) {
