@@ -42,6 +42,7 @@ py::dict replay(const std::string& scenario_path, const std::string& scenario_te
   out["failures"] = failures;
   out["expectations_checked"] = result.expectations_checked;
   out["cycles"] = result.cycles;
+  out["cycles_reused"] = result.cycles_reused;
   out["outputs"] = result.outputs;
   out["warnings"] = diagnostics.warnings;
   return out;

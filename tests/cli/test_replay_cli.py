@@ -204,3 +204,49 @@ def test_out_must_name_a_folder(kaisim, tmp_path):
     run = kaisim("replay", MAIN, "--out", ".")
     assert run.returncode == 2
     assert "give the output folder a name of its own" in run.stderr
+
+
+def test_gen_trace_then_replay_it_to_completion(kaisim, tmp_path):
+    trace = tmp_path / "trace"
+    run = kaisim("gen", "trace", "--out", trace, "--pods", "300", "--arrival-hours", "0.5", "--node-scale", "0.02")
+    assert run.returncode == 0, run.stderr
+    assert "300 pods" in run.stdout
+    assert sorted(p.name for p in trace.iterdir()) == ["pods.csv", "scenario.yaml"]
+    rows = (trace / "pods.csv").read_text().splitlines()
+    assert rows[0] == "submit_s,name,queue,namespace,priority_class,gpus,gpu_fraction,gpu_memory_mib,cpu,memory,runtime_s"
+    assert len(rows) == 301
+    # The same options again replace the earlier trace with the same bytes.
+    before = (trace / "pods.csv").read_bytes()
+    assert kaisim("gen", "trace", "--out", trace, "--pods", "300", "--arrival-hours", "0.5", "--node-scale", "0.02").returncode == 0
+    assert (trace / "pods.csv").read_bytes() == before
+
+    out = tmp_path / "out"
+    run = kaisim("replay", trace / "scenario.yaml", "--out", out, timeout=600)
+    assert run.returncode == 0, run.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["duration_s"] < 75 * 3600       # endWhenDrained: stopped once every pod was done
+    events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    # Every pod ends exactly once: it completes its run time, or an eviction deletes it (bare pods).
+    ends = [e["pod"] for e in events if e["type"] in ("complete", "gone")]
+    assert len(ends) == len(set(ends)) == 300
+    assert summary["cluster"]["evictions"] == sum(1 for e in events if e["type"] == "evict")
+
+
+def test_a_bad_trace_row_names_file_line_and_column(kaisim, tmp_path):
+    (tmp_path / "pods.csv").write_text("submit_s,name,queue,gpus\n0,a,q,1\n5,b,q,lots\n")
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("schema_version: 1\ntrace: pods.csv\n")
+    run = kaisim("replay", scenario, "--out", tmp_path / "out")
+    assert run.returncode == 2
+    assert run.stderr == f'kaisim: error: {tmp_path}/pods.csv:3:4: gpus: not a number: "lots"\n'
+    assert not (tmp_path / "out").exists()
+
+
+def test_gen_trace_refuses_a_folder_it_did_not_write(kaisim, tmp_path):
+    (tmp_path / "notes.txt").write_text("keep me")
+    run = kaisim("gen", "trace", "--out", tmp_path)
+    assert run.returncode == 2
+    assert "not a kaisim trace output folder" in run.stderr
+    assert (tmp_path / "notes.txt").read_text() == "keep me"
+    run = kaisim("gen", "trace", "--out", tmp_path / "t", "--pods", "0")
+    assert run.returncode == 2 and "--pods: must be between 1 and 200000" in run.stderr

@@ -17,5 +17,6 @@ Command add_fairshare_command(CLI::App& app);
 Command add_serve_command(CLI::App& app);
 Command add_cycle_command(CLI::App& app);
 Command add_replay_command(CLI::App& app);
+Command add_gen_command(CLI::App& app);
 
 }  // namespace kaisim::cli

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   commands["serve"] = kaisim::cli::add_serve_command(app);
   commands["cycle"] = kaisim::cli::add_cycle_command(app);
   commands["replay"] = kaisim::cli::add_replay_command(app);
+  commands["gen"] = kaisim::cli::add_gen_command(app);
 
   try {
     app.parse(argc, argv);

@@ -234,6 +234,8 @@ struct PodObject {
   bool gated = false;
   ResourceList requests;
   model::PlacementRules placement;
+  model::Task base;                // task_template(): the pod's own part of its Task
+  bool reservation_label = false;  // app=kai-resource-reservation, in any namespace
 };
 
 // Requests of all containers plus init-container effects, as the kubelet aggregates them;
@@ -558,6 +560,46 @@ std::vector<std::string> gpu_groups_from_labels(const Labels& labels) {
   return groups;
 }
 
+model::ReceivedType received_type(const std::string& text) {
+  if (text == "Fraction") return model::ReceivedType::FRACTION;
+  if (text == "MigInstance") return model::ReceivedType::MIG;
+  if (text == "Regular") return model::ReceivedType::REGULAR;
+  return model::ReceivedType::NONE;
+}
+
+// What a pod contributes to the state on its own, before BindRequests, nodes and PodGroups are
+// matched to it: read once per pod version.
+model::Task task_template(const PodObject& pod) {
+  model::Task task;
+  task.uid = pod.uid;
+  task.name = pod.name;
+  task.ns = pod.ns;
+  task.created_ns = pod.created_ns;
+  task.controller_owned = pod.controller_owned;
+  task.labels = pod.labels;
+  task.placement = pod.placement;
+  task.nominated_node = pod.nominated_node;
+  task.request = pod.requests.base;
+  auto app = pod.labels.find("app");
+  task.reservation = app != pod.labels.end() && app->second == "kai-resource-reservation" &&
+                     pod.ns == kReservationNamespace;
+  if (auto it = pod.labels.find("kai.scheduler/task-priority"); it != pod.labels.end()) {
+    char* end = nullptr;
+    const long long v = std::strtoll(it->second.c_str(), &end, 10);
+    if (!it->second.empty() && end == it->second.c_str() + it->second.size()) {
+      task.task_priority = v;
+      task.has_task_priority = true;
+    }
+  }
+  task.foreign = pod.scheduler_name != kSchedulerName && !task.reservation;
+  set_gpu_request(task, pod);
+  task.gpu_groups = gpu_groups_from_labels(pod.labels);
+  if (auto it = pod.annotations.find("received-resource-type"); it != pod.annotations.end()) {
+    task.received_type = received_type(it->second);
+  }
+  return task;
+}
+
 std::int64_t latest_time(const Objects& objects) {
   std::int64_t latest = 0;
   auto consider = [&](const Field& obj) {
@@ -593,34 +635,90 @@ model::ClusterState load_snapshot(const std::vector<SnapshotSource>& sources,
   return build_cluster_state(docs, options, diagnostics);
 }
 
+// Every object of one or more documents, read into typed form once.
+struct ParsedObjects {
+  std::vector<Field> queues;  // read per state: their position matters and they are few
+  std::vector<std::pair<Field, model::Node>> nodes;
+  std::vector<PodObject> pods;
+  std::vector<PodGroupObject> pod_groups;
+  std::vector<BindRequestObject> bind_requests;
+  std::vector<model::PriorityClass> priority_classes;
+  std::int64_t latest_time = 0;
+};
+
+namespace {
+
+// Reads the objects kind by kind, so the first bad field reported is the same whatever the
+// documents' order.
+void parse_into(const Objects& objects, ParsedObjects& out) {
+  out.latest_time = std::max(out.latest_time, latest_time(objects));
+  for (const Field& f : objects.priority_classes) out.priority_classes.push_back(read_priority_class(f));
+  for (const Field& f : objects.queues) out.queues.push_back(f);
+  for (const Field& f : objects.nodes) out.nodes.emplace_back(f, read_node(f));
+  for (const Field& f : objects.bind_requests) out.bind_requests.push_back(read_bind_request(f));
+  for (const Field& f : objects.pod_groups) out.pod_groups.push_back(read_pod_group(f));
+  for (const Field& f : objects.pods) {
+    out.pods.push_back(read_pod(f));
+    PodObject& pod = out.pods.back();
+    pod.base = task_template(pod);
+    auto app = pod.labels.find("app");
+    pod.reservation_label = app != pod.labels.end() && app->second == "kai-resource-reservation";
+  }
+}
+
+void collect(const Field& doc, Objects& objects, Diagnostics& diagnostics) {
+  doc.expect_map();
+  if (!doc.member("rawObjects").is_null()) {
+    add_raw_objects(doc.member("rawObjects"), objects, diagnostics);
+  } else {
+    add_by_kind(doc, objects, diagnostics);
+  }
+}
+
+}  // namespace
+
+std::shared_ptr<const ParsedObjects> parse_objects(const Field& doc, Diagnostics& diagnostics) {
+  Objects objects;
+  collect(doc, objects, diagnostics);
+  auto parsed = std::make_shared<ParsedObjects>();
+  parse_into(objects, *parsed);
+  return parsed;
+}
+
 model::ClusterState build_cluster_state(const std::vector<Field>& docs, const SnapshotOptions& options,
                                         Diagnostics& diagnostics) {
   Objects objects;
-  for (const Field& doc : docs) {
-    doc.expect_map();
-    if (!doc.member("rawObjects").is_null()) {
-      add_raw_objects(doc.member("rawObjects"), objects, diagnostics);
-    } else {
-      add_by_kind(doc, objects, diagnostics);
+  for (const Field& doc : docs) collect(doc, objects, diagnostics);
+  ParsedObjects parsed;
+  parse_into(objects, parsed);
+  return assemble_cluster_state({&parsed}, options, diagnostics);
+}
+
+model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects*>& parts,
+                                           const SnapshotOptions& options, Diagnostics& diagnostics) {
+  model::ClusterState state;
+  std::int64_t latest = 0;
+  for (const ParsedObjects* p : parts) latest = std::max(latest, p->latest_time);
+  state.now_ns = options.now_ns.value_or(latest);
+
+  state.priority_classes = model::default_priority_classes();
+  for (const ParsedObjects* p : parts) {
+    for (const model::PriorityClass& pc : p->priority_classes) {
+      auto same = std::find_if(state.priority_classes.begin(), state.priority_classes.end(),
+                               [&](const auto& c) { return c.name == pc.name; });
+      if (same != state.priority_classes.end()) *same = pc;
+      else state.priority_classes.push_back(pc);
     }
   }
 
-  model::ClusterState state;
-  state.now_ns = options.now_ns.value_or(latest_time(objects));
-
-  state.priority_classes = model::default_priority_classes();
-  for (const Field& f : objects.priority_classes) {
-    model::PriorityClass pc = read_priority_class(f);
-    auto same = std::find_if(state.priority_classes.begin(), state.priority_classes.end(),
-                             [&](const auto& c) { return c.name == pc.name; });
-    if (same != state.priority_classes.end()) *same = pc;
-    else state.priority_classes.push_back(pc);
-  }
-
   // Queues: KAI drops orphan subtrees; the tree keeps the survivors in canonical order.
+  std::vector<const Field*> queue_fields;
+  for (const ParsedObjects* p : parts) {
+    for (const Field& f : p->queues) queue_fields.push_back(&f);
+  }
   std::vector<model::QueueSpec> specs;
-  for (std::size_t i = 0; i < objects.queues.size(); ++i) {
-    specs.push_back(read_queue_object(objects.queues[i], static_cast<std::int64_t>(i), diagnostics));
+  for (std::size_t i = 0; i < queue_fields.size(); ++i) {
+    specs.push_back(read_queue_object(*queue_fields[i], static_cast<std::int64_t>(i), diagnostics));
   }
   std::vector<model::QueueLink> links;
   for (std::size_t i = 0; i < specs.size(); ++i) {
@@ -628,27 +726,29 @@ model::ClusterState build_cluster_state(const std::vector<Field>& docs, const Sn
     link.uid = specs[i].name;
     link.parent = specs[i].parent;
     link.where = specs[i].where;
-    link.path = objects.queues[i].path().empty() ? "queue \"" + specs[i].name + "\"" : objects.queues[i].path();
+    link.path = queue_fields[i]->path().empty() ? "queue \"" + specs[i].name + "\"" : queue_fields[i]->path();
     links.push_back(std::move(link));
   }
   state.queue_tree = model::QueueTree::build(links, diagnostics);
   state.queues.resize(state.queue_tree.size());
   for (QueueId q : state.queue_tree.level_order()) state.queues[q] = specs[state.queue_tree.source_index(q)];
 
-  for (const Field& f : objects.nodes) {
-    model::Node node = read_node(f);
-    if (state.node_by_name.contains(node.name)) f.fail("duplicate node \"" + node.name + "\"");
-    const NodeId id = state.nodes.next_id();
-    state.node_by_name.emplace(node.name, id);
-    state.nodes.push_back(std::move(node));
+  for (const ParsedObjects* p : parts) {
+    for (const auto& [f, parsed_node] : p->nodes) {
+      if (state.node_by_name.contains(parsed_node.name)) f.fail("duplicate node \"" + parsed_node.name + "\"");
+      const NodeId id = state.nodes.next_id();
+      state.node_by_name.emplace(parsed_node.name, id);
+      state.nodes.push_back(parsed_node);
+    }
   }
   model::update_gpu_memory_bounds(state);
 
-  std::unordered_map<std::string, BindRequestObject> binds;
-  for (const Field& f : objects.bind_requests) {
-    BindRequestObject br = read_bind_request(f);
-    if (br.finally_failed || !state.node_by_name.contains(br.node)) continue;
-    binds[br.pod_key] = std::move(br);
+  std::unordered_map<std::string, const BindRequestObject*> binds;
+  for (const ParsedObjects* p : parts) {
+    for (const BindRequestObject& br : p->bind_requests) {
+      if (br.finally_failed || !state.node_by_name.contains(br.node)) continue;
+      binds[br.pod_key] = &br;
+    }
   }
 
   auto priority_of = [&](const std::string& class_name, bool& found) {
@@ -679,62 +779,33 @@ model::ClusterState build_cluster_state(const std::vector<Field>& docs, const Sn
     state.jobs.push_back(std::move(job));
     return id;
   };
-  for (const Field& f : objects.pod_groups) {
-    const PodGroupObject pg = read_pod_group(f);
-    if (job_by_name.contains(pg.name)) {
-      diagnostics.warn(f.where(), f.path(), "PodGroup name \"" + pg.name + "\" repeats; KAI keys PodGroups by name, the later one wins");
+  for (const ParsedObjects* p : parts) {
+    for (const PodGroupObject& pg : p->pod_groups) {
+      if (job_by_name.contains(pg.name)) {
+        diagnostics.warn(pg.source.where(), pg.source.path(),
+                         "PodGroup name \"" + pg.name + "\" repeats; KAI keys PodGroups by name, the later one wins");
+      }
+      add_job(pg);
     }
-    add_job(pg);
   }
 
-  std::vector<PodObject> pods;
-  for (const Field& f : objects.pods) pods.push_back(read_pod(f));
+  std::vector<const PodObject*> pods;
+  for (const ParsedObjects* p : parts) {
+    for (const PodObject& pod : p->pods) pods.push_back(&pod);
+  }
   // Reservation pods first: they hold everything except GPUs (cluster_info.go snapshotPods).
-  std::stable_sort(pods.begin(), pods.end(), [](const PodObject& a, const PodObject& b) {
-    auto reservation = [](const PodObject& p) {
-      auto it = p.labels.find("app");
-      return it != p.labels.end() && it->second == "kai-resource-reservation";
-    };
-    return reservation(a) && !reservation(b);
-  });
+  std::stable_partition(pods.begin(), pods.end(), [](const PodObject* p) { return p->reservation_label; });
 
-  for (const PodObject& pod : pods) {
-    model::Task task;
+  for (const PodObject* pod_ptr : pods) {
+    const PodObject& pod = *pod_ptr;
+    model::Task task = pod.base;
     task.id = state.tasks.next_id();
-    task.uid = pod.uid;
-    task.name = pod.name;
-    task.ns = pod.ns;
-    task.created_ns = pod.created_ns;
-    task.controller_owned = pod.controller_owned;
-    task.labels = pod.labels;
-    task.placement = pod.placement;
-    task.nominated_node = pod.nominated_node;
-    task.request = pod.requests.base;
-    auto app = pod.labels.find("app");
-    task.reservation = app != pod.labels.end() && app->second == "kai-resource-reservation" &&
-                       pod.ns == kReservationNamespace;
-    if (auto it = pod.labels.find("kai.scheduler/task-priority"); it != pod.labels.end()) {
-      char* end = nullptr;
-      const long long v = std::strtoll(it->second.c_str(), &end, 10);
-      if (!it->second.empty() && end == it->second.c_str() + it->second.size()) {
-        task.task_priority = v;
-        task.has_task_priority = true;
-      }
-    }
-    task.foreign = pod.scheduler_name != kSchedulerName && !task.reservation;
-    set_gpu_request(task, pod);
     const auto br_it = binds.find(pod.ns + "/" + pod.name);
-    const BindRequestObject* br = br_it == binds.end() ? nullptr : &br_it->second;
+    const BindRequestObject* br = br_it == binds.end() ? nullptr : br_it->second;
     task.status = task_status(pod, br, state.now_ns);
     std::string node_name = pod.node_name.empty() && br ? br->node : pod.node_name;
-    task.gpu_groups = br && !br->gpu_groups.empty() ? br->gpu_groups : gpu_groups_from_labels(pod.labels);
-    std::string received = br && !br->received_type.empty() ? br->received_type : "";
-    if (received.empty()) {
-      if (auto it = pod.annotations.find("received-resource-type"); it != pod.annotations.end()) received = it->second;
-    }
-    if (received == "Fraction") task.received_type = model::ReceivedType::FRACTION;
-    else if (received == "MigInstance") task.received_type = model::ReceivedType::MIG;
-    else if (received == "Regular") task.received_type = model::ReceivedType::REGULAR;
+    if (br && !br->gpu_groups.empty()) task.gpu_groups = br->gpu_groups;
+    if (br && !br->received_type.empty()) task.received_type = received_type(br->received_type);
 
     if (pod.scheduler_name == kSchedulerName && !task.reservation) {
       // Pods without a PodGroup get one from the pod-grouper (defaultgrouper/default_grouper.go).

@@ -2,12 +2,25 @@
 // Private: build a cluster state from already parsed Kubernetes objects (the replay keeps its
 // world as objects and rebuilds the state every cycle).
 
+#include <memory>
 #include <vector>
 
 #include "sim/io/snapshot.hpp"
 #include "yaml_field.hpp"
 
 namespace sim::io {
+
+/// The objects of one document in typed form (opaque): read once, reused while the document does
+/// not change.
+struct ParsedObjects;
+
+/// Reads every object of `doc` (a manifest, a List, or a KAI snapshot). Throws InputError on a bad
+/// field. The Field's file name must outlive the result.
+std::shared_ptr<const ParsedObjects> parse_objects(const Field& doc, Diagnostics& diagnostics);
+
+/// The cluster state of all `parts`, in their order (build_cluster_state's rules).
+model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects*>& parts,
+                                           const SnapshotOptions& options, Diagnostics& diagnostics);
 
 /// Like load_snapshot, over documents that are already parsed. Each Field keeps a pointer to its
 /// file name, which must outlive the call.

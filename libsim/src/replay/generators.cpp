@@ -35,14 +35,9 @@ void warn_unknown(const Field& f, std::initializer_list<std::string_view> known,
 // exhausting memory.
 constexpr std::size_t kMaxGeneratedPods = 200'000;
 
-// Uniform in [0, 1) from the top 53 bits: the same on every platform, unlike
-// std::uniform_real_distribution whose algorithm the standard leaves open.
-double uniform(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
-
 struct Size {
   double weight = 1;
-  YAML::Node annotations{YAML::NodeType::Map};
-  YAML::Node resources{YAML::NodeType::Map};
+  PodShape shape;  // everything except name, queue, class and run time
 };
 
 Size size_of(const Field& f, Diagnostics& diagnostics) {
@@ -57,25 +52,24 @@ Size size_of(const Field& f, Diagnostics& diagnostics) {
   if (!f.member("gpus").is_null()) {
     const std::optional<int> n = f.member("gpus").optional_int();
     if (!n || *n < 1) f.member("gpus").fail("must be a whole number of GPUs >= 1");
-    s.resources["limits"]["nvidia.com/gpu"] = std::to_string(*n);
+    s.shape.gpus = *n;
     ++kinds;
   }
   if (!f.member("gpuFraction").is_null()) {
     const double x = f.member("gpuFraction").number();
     if (!(x > 0 && x < 1)) f.member("gpuFraction").fail("must be between 0 and 1 (exclusive)");
-    s.annotations["gpu-fraction"] = io::go_json_number(x);
+    s.shape.gpu_fraction = x;
     ++kinds;
   }
   if (!f.member("gpuMemoryMib").is_null()) {
     const std::optional<int> mib = f.member("gpuMemoryMib").optional_int();
     if (!mib || *mib < 1) f.member("gpuMemoryMib").fail("must be a whole number of MiB >= 1");
-    s.annotations["gpu-memory"] = std::to_string(*mib);
+    s.shape.gpu_memory_mib = *mib;
     ++kinds;
   }
   if (kinds > 1) f.fail("give one of gpus, gpuFraction, gpuMemoryMib");
-  for (const char* r : {"cpu", "memory"}) {
-    if (!f.member(r).is_null()) s.resources["requests"][r] = f.member(r).string();
-  }
+  s.shape.cpu = f.member("cpu").is_null() ? "" : f.member("cpu").string();
+  s.shape.memory = f.member("memory").is_null() ? "" : f.member("memory").string();
   return s;
 }
 
@@ -137,27 +131,33 @@ class Runtime {
   double a_ = 0, b_ = 0;
 };
 
-YAML::Node pod_manifest(const std::string& name, const std::string& ns, const std::string& queue,
-                        const std::string& priority_class, const Size& size, std::int64_t runtime_ms) {
+}  // namespace
+
+double uniform(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+
+YAML::Node bare_pod_manifest(const PodShape& p) {
   YAML::Node pod;
   pod["apiVersion"] = "v1";
   pod["kind"] = "Pod";
-  pod["metadata"]["name"] = name;
-  pod["metadata"]["namespace"] = ns;
-  pod["metadata"]["labels"]["kai.scheduler/queue"] = queue;
-  pod["metadata"]["annotations"] = YAML::Clone(size.annotations);
-  if (runtime_ms > 0) pod["metadata"]["annotations"][kRuntimeAnnotation] = duration_text(runtime_ms);
+  pod["metadata"]["name"] = p.name;
+  pod["metadata"]["namespace"] = p.ns;
+  pod["metadata"]["labels"]["kai.scheduler/queue"] = p.queue;
+  pod["metadata"]["annotations"] = YAML::Node(YAML::NodeType::Map);
+  YAML::Node annotations = pod["metadata"]["annotations"];
+  if (p.gpu_fraction > 0) annotations["gpu-fraction"] = io::go_json_number(p.gpu_fraction);
+  if (p.gpu_memory_mib > 0) annotations["gpu-memory"] = std::to_string(p.gpu_memory_mib);
+  if (p.runtime_ms > 0) annotations[kRuntimeAnnotation] = duration_text(p.runtime_ms);
   pod["spec"]["schedulerName"] = "kai-scheduler";
-  pod["spec"]["priorityClassName"] = priority_class;
+  pod["spec"]["priorityClassName"] = p.priority_class;
   YAML::Node container;
   container["name"] = "main";
   container["image"] = "busybox";
-  if (size.resources.size() > 0) container["resources"] = YAML::Clone(size.resources);
+  if (p.gpus > 0) container["resources"]["limits"]["nvidia.com/gpu"] = std::to_string(p.gpus);
+  if (!p.cpu.empty()) container["resources"]["requests"]["cpu"] = p.cpu;
+  if (!p.memory.empty()) container["resources"]["requests"]["memory"] = p.memory;
   pod["spec"]["containers"].push_back(container);
   return pod;
 }
-
-}  // namespace
 
 std::vector<Manifest> expand_node_pools(const Field& pools, const std::string& file, Diagnostics& diagnostics) {
   std::vector<Manifest> out;
@@ -275,8 +275,14 @@ void expand_generators(const Field& generators, std::uint64_t seed, std::int64_t
       Step step;
       step.at_ms = at;
       step.name = name;
-      step.apply.push_back({pod_manifest(name + "-" + std::to_string(i), ns, queue, priority_class, sizes[k], run_ms),
-                            file});
+      PodShape pod = sizes[k].shape;
+      pod.name = name + "-" + std::to_string(i);
+      pod.ns = ns;
+      pod.queue = queue;
+      pod.priority_class = priority_class;
+      pod.runtime_ms = run_ms;
+      step.generated = true;
+      step.apply.push_back({bare_pod_manifest(pod), file});
       steps.push_back(std::move(step));
     }
   }

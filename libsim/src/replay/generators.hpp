@@ -3,6 +3,7 @@
 // engine only ever sees Kubernetes objects: compact node pools and workload generators.
 
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,23 @@
 #include "scenario.hpp"
 
 namespace sim::replay {
+
+/// Uniform in [0, 1) from the top 53 bits: the same on every platform, unlike
+/// std::uniform_real_distribution whose algorithm the standard leaves open.
+double uniform(std::mt19937_64& rng);
+
+/// One bare KAI pod as generators and traces create it.
+struct PodShape {
+  std::string name, ns = "default", queue, priority_class = "train";
+  int gpus = 0;               ///< whole devices, as a limit
+  double gpu_fraction = 0;    ///< `gpu-fraction` annotation when > 0
+  int gpu_memory_mib = 0;     ///< `gpu-memory` annotation when > 0
+  std::string cpu, memory;    ///< requests as quantities; empty: none
+  std::int64_t runtime_ms = -1;  ///< `kaisim/runtime`; -1: runs until deleted
+};
+
+/// The Pod manifest of `shape` (schedulerName kai-scheduler, queue label, no PodGroup).
+YAML::Node bare_pod_manifest(const PodShape& shape);
 
 /// `cluster.nodePools[]` -> one Node manifest per node, named `<pool>-<i>`.
 std::vector<Manifest> expand_node_pools(const io::Field& pools, const std::string& file, Diagnostics& diagnostics);

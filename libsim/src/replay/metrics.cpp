@@ -28,10 +28,8 @@ std::string stat_or_null(const std::vector<double>& v, double p) {
 
 }  // namespace
 
-void Metrics::sample(const sched::Session& ssn, std::int64_t now_ms) {
-  const model::ClusterState& state = ssn.state;
-  const model::QueueTree& tree = state.queue_tree;
-  // Integrate the previous sample up to now.
+// Integrates the previous sample up to now.
+void Metrics::integrate(std::int64_t now_ms) {
   const double dt = static_cast<double>(now_ms - last_ms_) / 1000.0;
   for (auto& [name, totals] : totals_) {
     if (last_.contains(name)) totals.gpu_seconds += at(last_.at(name).allocated, Resource::GPU) * dt;
@@ -39,6 +37,19 @@ void Metrics::sample(const sched::Session& ssn, std::int64_t now_ms) {
   cluster_gpu_seconds_ += allocated_gpus_now_ * dt;
   stranded_mib_seconds_ += stranded_mib_now_ * dt;
   last_ms_ = now_ms;
+}
+
+void Metrics::repeat(std::int64_t now_ms) {
+  integrate(now_ms);
+  const std::string time = seconds(now_ms);
+  for (const std::string& row : last_kai_rows_) kai_timeline_ += time + row;
+}
+
+void Metrics::sample(const sched::Session& ssn, std::int64_t now_ms) {
+  const model::ClusterState& state = ssn.state;
+  const model::QueueTree& tree = state.queue_tree;
+  integrate(now_ms);
+  last_kai_rows_.clear();
 
   // Queue usage as the scheduler counts it after this cycle's decisions.
   IdVector<QueueId, QueueSample> samples(tree.size());
@@ -88,8 +99,9 @@ void Metrics::sample(const sched::Session& ssn, std::int64_t now_ms) {
       timeline_ += "\n";
     }
     if (s.leaf) {
-      kai_timeline_ += seconds(now_ms) + "," + name + "," + go_json_number(at(s.allocated, Resource::GPU)) + "," +
-                       go_json_number(at(s.fair_share, Resource::GPU)) + "\n";
+      last_kai_rows_.push_back("," + name + "," + go_json_number(at(s.allocated, Resource::GPU)) + "," +
+                               go_json_number(at(s.fair_share, Resource::GPU)) + "\n");
+      kai_timeline_ += seconds(now_ms) + last_kai_rows_.back();
     }
     // Reclaim latency: from the moment the queue wants GPUs it is guaranteed but does not have,
     // until it holds min(quota, requested).
@@ -219,10 +231,13 @@ std::string Metrics::summary_json(const std::string& name, std::size_t cycles, s
   return out + "\n  }\n}\n";
 }
 
-std::string Metrics::summary_table(const std::string& name, std::size_t cycles, std::int64_t duration_ms) const {
+std::string Metrics::summary_table(const std::string& name, std::size_t cycles, std::size_t cycles_reused,
+                                   std::int64_t duration_ms) const {
   std::ostringstream s;
   s << "scenario " << name << ": " << go_json_number(static_cast<double>(duration_ms) / 1000.0) << " s virtual, "
-    << cycles << " cycles, " << evictions_ << " evictions\n";
+    << cycles << " cycles";
+  if (cycles_reused > 0) s << " (" << cycles_reused << " on an unchanged cluster, outcome reused)";
+  s << ", " << evictions_ << " evictions\n";
   char line[256];
   std::snprintf(line, sizeof line, "%-22s %10s %10s %10s %10s %12s %9s\n", "queue", "gpu-hours", "wait p50", "wait p95",
                 "wait max", "reclaim max", "evicted");

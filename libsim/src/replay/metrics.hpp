@@ -38,6 +38,8 @@ class Metrics {
  public:
   /// Records the state after the cycle at `now_ms` (queues as the scheduler counts them).
   void sample(const sched::Session& ssn, std::int64_t now_ms);
+  /// A cycle whose input and outcome equal the last sampled one's: the same rows again at `now_ms`.
+  void repeat(std::int64_t now_ms);
   void record_events(const std::vector<PodEvent>& events);
   /// Closes the integrals at the end of the replay.
   void finish(std::int64_t end_ms);
@@ -47,7 +49,8 @@ class Metrics {
   std::string events_jsonl() const { return events_; }
   std::string cluster_csv() const { return cluster_; }
   std::string summary_json(const std::string& name, std::size_t cycles, std::int64_t duration_ms) const;
-  std::string summary_table(const std::string& name, std::size_t cycles, std::int64_t duration_ms) const;
+  std::string summary_table(const std::string& name, std::size_t cycles, std::size_t cycles_reused,
+                            std::int64_t duration_ms) const;
 
   /// Every queue's allocation after the latest cycle (what the Queue status and its metric show).
   std::map<std::string, ResourceVec> allocated_by_queue() const;
@@ -67,6 +70,8 @@ class Metrics {
   std::map<std::string, std::int64_t> submitted_;   // pod -> submit time (ms)
   std::map<std::string, std::int64_t> evicted_at_;  // pod -> first eviction (ms)
   std::int64_t last_ms_ = 0;
+  std::vector<std::string> last_kai_rows_;  // the leaves' kai-timeline rows without the time
+  void integrate(std::int64_t now_ms);
   double cluster_gpus_ = 0;
   double cluster_gpu_seconds_ = 0;
   double allocated_gpus_now_ = 0;

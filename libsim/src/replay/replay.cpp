@@ -3,13 +3,12 @@
 // schedulePeriod), and expectations are checked.
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <unistd.h>
 
 #include "io/snapshot_fields.hpp"
 #include "metrics.hpp"
+#include "output_folder.hpp"
 #include "scenario.hpp"
 #include "sim/api/replay.hpp"
 #include "sim/io/go_json.hpp"
@@ -19,7 +18,6 @@
 namespace sim::api {
 namespace {
 
-namespace fs = std::filesystem;
 using replay::Metrics;
 
 std::string fmt_s(std::int64_t ms) { return io::go_json_number(static_cast<double>(ms) / 1000.0) + "s"; }
@@ -44,46 +42,30 @@ void check(const replay::Expectation& e, const replay::World& world, const Metri
   }
 }
 
-// Writes every file into a fresh sibling folder, then swaps it in: a failure leaves nothing
-// half-written, and only a folder that holds a previous kaisim replay is ever replaced.
-void write_outputs(const std::string& out, const std::map<std::string, std::string>& files) {
-  fs::path target = fs::path(out).lexically_normal();
-  if (!target.has_filename()) target = target.parent_path();  // "out/" names the folder "out"
-  const std::string leaf = target.filename().string();
-  if (leaf.empty() || leaf == "." || leaf == "..") {
-    throw Error(ErrorCode::IO, out + ": give the output folder a name of its own (e.g. out/)");
-  }
-  std::error_code ec;
-  if (fs::exists(target, ec)) {
-    if (!fs::is_directory(target) || (!fs::is_empty(target) && !fs::exists(target / "summary.json"))) {
-      throw Error(ErrorCode::IO, out + ": exists and is not a kaisim replay output folder; not overwriting it");
-    }
-  }
-  const fs::path tmp = target.string() + ".kaisim-tmp-" + std::to_string(::getpid());
-  fs::remove_all(tmp, ec);
-  fs::create_directories(tmp, ec);
-  if (ec) throw Error(ErrorCode::IO, tmp.string() + ": cannot create: " + ec.message());
-  for (const auto& [name, text] : files) {
-    std::ofstream f(tmp / name, std::ios::binary);
-    f << text;
-    if (!f) {
-      fs::remove_all(tmp, ec);
-      throw Error(ErrorCode::IO, (tmp / name).string() + ": write failed");
-    }
-  }
-  if (fs::exists(target)) fs::remove_all(target, ec);
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    fs::remove_all(tmp, ec);
-    throw Error(ErrorCode::IO, out + ": cannot move the output into place: " + ec.message());
-  }
-}
-
 // kube_node_status_capacity summed over every node Prometheus sees: no Ready or scheduler filter.
 ResourceVec node_capacity(const model::ClusterState& state) {
   ResourceVec total = ResourceVec::Zero();
   for (const model::Node& n : state.nodes) total += n.allocatable;
   return total;
+}
+
+// Whether the next cycle may reuse this one's outcome when the cluster has not changed. A cycle
+// that decided nothing decides nothing again on the same objects unless the clock itself matters:
+// usage history (fair share moves with time), min-runtime protection, stale-gang grace, or a
+// Releasing pod that becomes stuck after 2 minutes (KAI's --stuck-in-releasing-threshold).
+bool outcome_repeats(const sched::Session& ssn, const replay::Scenario& sc) {
+  if (!ssn.binds.empty() || !ssn.pipelines.empty() || !ssn.evictions.empty() || sc.usage.enabled) return false;
+  if (ssn.config.default_preempt_min_runtime_ns > 0 || ssn.config.default_reclaim_min_runtime_ns > 0) return false;
+  for (const model::QueueSpec& q : ssn.state.queues) {
+    if (q.preempt_min_runtime_ms.value_or(0) > 0 || q.reclaim_min_runtime_ms.value_or(0) > 0) return false;
+  }
+  for (const model::Job& job : ssn.state.jobs) {
+    if (job.stale_since_ns) return false;
+  }
+  for (const model::Task& t : ssn.state.tasks) {
+    if (t.status == model::TaskStatus::RELEASING) return false;
+  }
+  return true;
 }
 
 void validate(const std::vector<replay::Manifest>& manifests, Diagnostics& diagnostics) {
@@ -109,6 +91,7 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
   // copies, which lose them): a bad field fails the run before anything is written.
   validate(sc.manifests, diagnostics);
   for (const replay::Step& step : sc.steps) {
+    if (step.generated) continue;
     // A step's objects may refer to objects that exist by then (a Queue's parent, a
     // PriorityClass): keep only the findings about the step's own fields.
     Diagnostics step_diagnostics;
@@ -129,14 +112,22 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
   std::int64_t next_cycle = 0;
   std::int64_t now = 0;
   int last_percent = -1;
-  while (now <= sc.duration_ms) {
+  std::int64_t end = sc.duration_ms;
+  constexpr std::uint64_t kNoVersion = ~std::uint64_t{0};
+  std::uint64_t repeatable_version = kNoVersion;  // world version after a cycle whose outcome repeats
+  while (now <= end) {
     world.advance(now, events);
     while (next_step < sc.steps.size() && sc.steps[next_step].at_ms == now) {
       const replay::Step& step = sc.steps[next_step++];
       for (const replay::ObjectRef& r : step.remove) world.remove(r, now, events);
       for (const replay::Manifest& m : step.apply) world.apply(m, now, events);
     }
-    if (now == next_cycle) {
+    if (now == next_cycle && repeatable_version == world.version()) {
+      metrics.repeat(now);  // nothing changed since a cycle that decided nothing
+      ++result.cycles;
+      ++result.cycles_reused;
+      next_cycle += sc.period_ms;
+    } else if (now == next_cycle) {
       model::ClusterState state = world.snapshot(now, per_cycle);
       state.config.k_value = sc.k_value;
       if (sc.usage.enabled) state.queue_usage = usage_db.usage(now);
@@ -146,8 +137,11 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
       events.clear();
       metrics.sample(ssn, now);
       if (sc.usage.enabled) usage_db.observe(now, metrics.allocated_by_queue(), node_capacity(ssn.state));
+      const bool repeats = options.reuse_unchanged_cycles && outcome_repeats(ssn, sc);
+      repeatable_version = repeats ? world.version() : kNoVersion;
       ++result.cycles;
       next_cycle += sc.period_ms;
+      if (sc.end_when_drained && next_step == sc.steps.size() && !world.has_pods()) end = now;
     }
     metrics.record_events(events);
     events.clear();
@@ -155,8 +149,9 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
       if (options.check) check(expectations[next_expect], world, metrics, result);
       ++next_expect;
     }
+    if (now == end) break;
     if (progress) {
-      const int percent = static_cast<int>(now * 100 / std::max<std::int64_t>(1, sc.duration_ms));
+      const int percent = static_cast<int>(now * 100 / std::max<std::int64_t>(1, end));
       if (percent != last_percent) {
         std::cerr << "\rreplay " << percent << "%" << std::flush;
         last_percent = percent;
@@ -173,16 +168,16 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
   if (progress) std::cerr << "\r" << std::string(20, ' ') << "\r" << std::flush;
   for (; next_expect < expectations.size(); ++next_expect) {
     result.failures.push_back({expectations[next_expect].at_ms, "expectation is after the end of the replay (" +
-                                                                    fmt_s(sc.duration_ms) + ")"});
+                                                                    fmt_s(end) + ")"});
   }
-  metrics.finish(sc.duration_ms);
-  result.summary_table = metrics.summary_table(sc.name, result.cycles, sc.duration_ms);
+  metrics.finish(end);
+  result.summary_table = metrics.summary_table(sc.name, result.cycles, result.cycles_reused, end);
   result.outputs = {{"timeline.csv", metrics.timeline_csv()},
                     {"kai-timeline.csv", metrics.kai_timeline_csv()},
                     {"cluster.csv", metrics.cluster_csv()},
                     {"events.jsonl", metrics.events_jsonl()},
-                    {"summary.json", metrics.summary_json(sc.name, result.cycles, sc.duration_ms)}};
-  if (!options.out_dir.empty()) write_outputs(options.out_dir, result.outputs);
+                    {"summary.json", metrics.summary_json(sc.name, result.cycles, end)}};
+  if (!options.out_dir.empty()) replay::write_output_folder(options.out_dir, result.outputs, "summary.json", "replay");
   return result;
 }
 

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "generators.hpp"
+#include "trace_csv.hpp"
 #include "io/yaml_field.hpp"
 
 namespace sim::replay {
@@ -46,7 +47,7 @@ class Loader {
     root.expect_map();
     for (const Field& key : root.unknown_members({"schema_version", "name", "description", "seed", "schedulePeriod",
                                                   "duration", "podTerminationGracePeriod", "bindDelay", "fairShare", "cluster",
-                                                  "manifests", "generators", "steps", "expect"})) {
+                                                  "manifests", "generators", "trace", "endWhenDrained", "steps", "expect"})) {
       diagnostics_.warn(key.where(), key.path(), "unknown field, ignored");
     }
     const Field version = root.member("schema_version");
@@ -79,6 +80,17 @@ class Loader {
       for (std::size_t i = 0; i < steps.size(); ++i) sc.steps.push_back(step(steps.item(i)));
     }
     expand_generators(root.member("generators"), sc.seed, sc.duration_ms, file, sc.steps, diagnostics_);
+    const Field trace = root.member("trace");
+    if (!trace.is_null()) {
+      const fs::path path = base_ / trace.string();
+      files_.push_back(std::make_unique<std::string>(path.lexically_normal().string()));
+      for (Step& s : read_trace_csv(read_file(path, trace), *files_.back(), diagnostics_)) sc.steps.push_back(std::move(s));
+    }
+    if (const Field drained = root.member("endWhenDrained"); !drained.is_null()) {
+      const std::string v = drained.string();
+      if (v != "true" && v != "false") drained.fail("expected true or false");
+      sc.end_when_drained = v == "true";
+    }
     std::stable_sort(sc.steps.begin(), sc.steps.end(), [](const Step& a, const Step& b) { return a.at_ms < b.at_ms; });
 
     const Field expect = root.member("expect");

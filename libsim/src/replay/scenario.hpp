@@ -30,6 +30,7 @@ struct Step {
   std::string name;
   std::vector<Manifest> apply;
   std::vector<ObjectRef> remove;
+  bool generated = false;  ///< built by kaisim from checked fields (generators, traces): no re-validation
 };
 
 struct QueueExpectation {
@@ -53,6 +54,7 @@ struct Scenario {
   std::int64_t duration_ms = 600000;
   std::int64_t grace_ms = 30000;        ///< Kubernetes default terminationGracePeriodSeconds
   std::int64_t bind_delay_ms = 0;
+  bool end_when_drained = false;        ///< stop at the first cycle after the last step with no pod left
   double k_value = 1.0;                 ///< proportion kValue (KAI's default)
   UsageConfig usage;                    ///< time-based fair share; off unless `fairShare.usage` is given
   std::vector<Manifest> manifests;      ///< applied at time 0, before the steps

@@ -50,6 +50,12 @@ std::string format_time(std::int64_t ms) {
 
 std::int64_t epoch_ns(std::int64_t ms) { return (kEpochSeconds * 1000 + ms) * 1'000'000; }
 
+YAML::Node World::edit(Object& obj) {
+  ++version_;
+  obj.parsed.reset();
+  return obj.doc;
+}
+
 std::string World::key_of(const YAML::Node& doc) const {
   const std::string kind = str(doc, "kind");
   const bool namespaced = kind == "Pod" || kind == "PodGroup" || kind == "BindRequest";
@@ -99,10 +105,14 @@ void World::apply(const Manifest& m, std::int64_t now_ms, std::vector<PodEvent>&
     // kubectl apply on a live object: spec updates (Queues, Nodes) take effect; a Pod's spec is
     // immutable, so its runtime state is kept.
     if (kind == "Pod") return;
+    ++version_;
     doc["metadata"]["creationTimestamp"] = existing->second.doc["metadata"]["creationTimestamp"];
     existing->second.doc.reset(doc);  // rebind: Node::operator= would write into the old document
+    existing->second.parsed.reset();
+    existing->second.scheduler_marks.reset();
     return;
   }
+  ++version_;
   if (existing != objects_.end()) {  // re-created while the old one terminates: replace it
     terminating_.erase(key);
   }
@@ -148,12 +158,11 @@ void World::group_bare_pod(YAML::Node pod, const std::string& file, std::int64_t
   objects_["PodGroup/" + ns + "/" + name] = Object{pg, std::make_shared<const std::string>(file)};
 }
 
-void World::start_termination(const std::string& key, std::int64_t now_ms, std::vector<PodEvent>& events,
-                              const std::string& type) {
-  Object& obj = objects_.at(key);
-  YAML::Node doc = obj.doc;
-  const std::string pod = str(doc, "metadata", "namespace") + "/" + str(doc, "metadata", "name");
+void World::start_termination(const std::string& key, std::int64_t now_ms, std::vector<PodEvent>& events) {
   if (terminating_.contains(key)) return;
+  Object& obj = objects_.at(key);
+  YAML::Node doc = edit(obj);
+  const std::string pod = str(doc, "metadata", "namespace") + "/" + str(doc, "metadata", "name");
   const std::string phase = str(doc, "status", "phase");
   completing_.erase(key);
   if (phase != "Running" && str(doc, "spec", "nodeName").empty()) {
@@ -161,7 +170,7 @@ void World::start_termination(const std::string& key, std::int64_t now_ms, std::
     binding_.erase(key);
     objects_.erase(key);
     gone_[pod] = "Deleted";
-    if (type == "delete") events.push_back({now_ms, "gone", pod, queue_of(doc), "", "", "", requested_gpus(doc)});
+    events.push_back({now_ms, "gone", pod, queue_of(doc), "", "", "", requested_gpus(doc)});
     return;
   }
   doc["metadata"]["deletionTimestamp"] = format_time(now_ms);
@@ -169,7 +178,7 @@ void World::start_termination(const std::string& key, std::int64_t now_ms, std::
   if (doc["spec"]["terminationGracePeriodSeconds"].IsDefined()) {
     grace = static_cast<std::int64_t>(std::strtod(doc["spec"]["terminationGracePeriodSeconds"].Scalar().c_str(), nullptr) * 1000);
   }
-  terminating_[key] = now_ms + grace;
+  terminating_.set(key, now_ms + grace);
 }
 
 void World::remove(const ObjectRef& ref, std::int64_t now_ms, std::vector<PodEvent>& events) {
@@ -177,6 +186,7 @@ void World::remove(const ObjectRef& ref, std::int64_t now_ms, std::vector<PodEve
   const std::string key = ref.kind + "/" + (namespaced ? ref.ns : "") + "/" + ref.name;
   auto it = objects_.find(key);
   if (it == objects_.end()) return;
+  ++version_;
   if (ref.kind == "Node") {
     // The pod garbage collector deletes pods bound to a node that no longer exists, at once.
     std::vector<std::string> lost;
@@ -187,14 +197,14 @@ void World::remove(const ObjectRef& ref, std::int64_t now_ms, std::vector<PodEve
       const YAML::Node doc = objects_.at(pod_key).doc;
       events.push_back({now_ms, "lost", str(doc, "metadata", "namespace") + "/" + str(doc, "metadata", "name"),
                         queue_of(doc), ref.name, "node-removed", "", requested_gpus(doc)});
-      start_termination(pod_key, now_ms, events, "lost");
-      if (terminating_.contains(pod_key)) terminating_[pod_key] = now_ms;
+      start_termination(pod_key, now_ms, events);
+      if (terminating_.contains(pod_key)) terminating_.set(pod_key, now_ms);
     }
   }
   if (ref.kind == "Pod") {
     events.push_back({now_ms, "delete", ref.ns + "/" + ref.name, queue_of(it->second.doc), "", "", "",
                       requested_gpus(it->second.doc)});
-    start_termination(key, now_ms, events, "delete");
+    start_termination(key, now_ms, events);
     return;
   }
   objects_.erase(it);
@@ -202,38 +212,29 @@ void World::remove(const ObjectRef& ref, std::int64_t now_ms, std::vector<PodEve
 
 // The kubelet starts the pod; one with a run time (kaisim/runtime) completes that long after.
 void World::mark_running(const std::string& key, std::int64_t since_ms) {
-  YAML::Node doc = objects_.at(key).doc;
+  YAML::Node doc = edit(objects_.at(key));
   doc["status"]["phase"] = "Running";
   const std::string runtime = str(doc["metadata"], "annotations", kRuntimeAnnotation);
   if (runtime.empty()) return;
   const std::optional<std::int64_t> ms = io::parse_go_duration_ms(runtime);
-  if (ms && *ms > 0) completing_[key] = since_ms + *ms;
+  if (ms && *ms > 0) completing_.set(key, since_ms + *ms);
 }
 
 std::int64_t World::next_due() const {
   std::int64_t next = -1;
-  for (const auto& [key, at] : terminating_) next = next < 0 ? at : std::min(next, at);
-  for (const auto& [key, at] : binding_) next = next < 0 ? at : std::min(next, at);
-  for (const auto& [key, at] : completing_) next = next < 0 ? at : std::min(next, at);
+  for (const Timers* timers : {&terminating_, &binding_, &completing_}) {
+    const std::int64_t at = timers->next();
+    if (at >= 0) next = next < 0 ? at : std::min(next, at);
+  }
   return next;
 }
 
 void World::advance(std::int64_t now_ms, std::vector<PodEvent>& events) {
-  for (auto it = binding_.begin(); it != binding_.end();) {
-    if (it->second > now_ms) {
-      ++it;
-      continue;
-    }
-    if (objects_.contains(it->first)) mark_running(it->first, it->second);
-    it = binding_.erase(it);
+  for (const auto& [key, at] : binding_.take_due(now_ms)) {
+    if (objects_.contains(key)) mark_running(key, at);
   }
-  for (auto it = completing_.begin(); it != completing_.end();) {
-    if (it->second > now_ms) {
-      ++it;
-      continue;
-    }
-    const std::string key = it->first;
-    it = completing_.erase(it);
+  for (const auto& [key, at] : completing_.take_due(now_ms)) {
+    ++version_;
     auto found = objects_.find(key);
     if (found == objects_.end()) continue;  // deleted meanwhile: nothing left to complete
     const Object obj = found->second;
@@ -246,13 +247,8 @@ void World::advance(std::int64_t now_ms, std::vector<PodEvent>& events) {
     const std::string group = str(obj.doc["metadata"], "annotations", "pod-group-name");
     if (group.rfind("pg-" + name + "-", 0) == 0) objects_.erase("PodGroup/" + ns + "/" + group);
   }
-  for (auto it = terminating_.begin(); it != terminating_.end();) {
-    if (it->second > now_ms) {
-      ++it;
-      continue;
-    }
-    const std::string key = it->first;
-    it = terminating_.erase(it);
+  for (const auto& [key, at] : terminating_.take_due(now_ms)) {
+    ++version_;
     Object obj = objects_.at(key);
     objects_.erase(key);
     const std::string ns = str(obj.doc, "metadata", "namespace");
@@ -286,12 +282,15 @@ void World::advance(std::int64_t now_ms, std::vector<PodEvent>& events) {
 }
 
 model::ClusterState World::snapshot(std::int64_t now_ms, Diagnostics& diagnostics) {
-  std::vector<io::Field> docs;
-  docs.reserve(objects_.size());
-  for (const auto& [key, obj] : objects_) docs.emplace_back(obj.doc, "", obj.file.get());
+  std::vector<const io::ParsedObjects*> parts;
+  parts.reserve(objects_.size());
+  for (auto& [key, obj] : objects_) {
+    if (!obj.parsed) obj.parsed = io::parse_objects(io::Field(obj.doc, "", obj.file.get()), diagnostics);
+    parts.push_back(obj.parsed.get());
+  }
   io::SnapshotOptions options;
   options.now_ns = epoch_ns(now_ms);
-  model::ClusterState state = io::build_cluster_state(docs, options, diagnostics);
+  model::ClusterState state = io::assemble_cluster_state(parts, options, diagnostics);
   state.next_gpu_group = next_gpu_group;
   return state;
 }
@@ -306,7 +305,7 @@ void World::apply_decisions(const sched::Session& ssn, std::int64_t now_ms, std:
     const model::Task& t = state.tasks[b.task];
     auto it = objects_.find(pod_key(t));
     if (it == objects_.end()) continue;
-    YAML::Node doc = it->second.doc;
+    YAML::Node doc = edit(it->second);
     doc["spec"]["nodeName"] = state.nodes[b.node].name;
     if (t.is_shared_gpu_allocation()) {
       doc["metadata"]["annotations"]["received-resource-type"] = "Fraction";
@@ -316,7 +315,7 @@ void World::apply_decisions(const sched::Session& ssn, std::int64_t now_ms, std:
         for (const std::string& g : b.gpu_groups) doc["metadata"]["labels"]["runai-gpu-group/" + g] = g;
       }
     }
-    binding_[pod_key(t)] = now_ms + bind_delay_ms;
+    binding_.set(pod_key(t), now_ms + bind_delay_ms);
     if (bind_delay_ms == 0) mark_running(pod_key(t), now_ms);
     events.push_back({now_ms, "bind", t.key(), queue(t), state.nodes[b.node].name, "", "", at(t.accepted, Resource::GPU)});
   }
@@ -333,22 +332,37 @@ void World::apply_decisions(const sched::Session& ssn, std::int64_t now_ms, std:
     const std::string beneficiary_queue = e.beneficiary.valid() ? state.jobs[e.beneficiary].queue_name : "";
     events.push_back({now_ms, "evict", t.key(), queue(t), state.nodes[e.node].name, e.reason, beneficiary,
                       at(t.accepted, Resource::GPU), beneficiary_queue});
-    if (objects_.contains(pod_key(t))) start_termination(pod_key(t), now_ms, events, "evict");
+    if (objects_.contains(pod_key(t))) start_termination(pod_key(t), now_ms, events);
   }
   // Scheduler annotations on PodGroups: last start and staleness.
   for (const model::Job& job : state.jobs) {
     auto it = objects_.find("PodGroup/" + job.ns + "/" + job.name);
     if (it == objects_.end()) continue;
-    YAML::Node annotations = it->second.doc["metadata"]["annotations"];
-    if (job.last_start_ns) {
-      annotations["kai.scheduler/last-start-timestamp"] = format_time((*job.last_start_ns - epoch_ns(0)) / 1'000'000);
+    const std::string last = job.last_start_ns ? format_time((*job.last_start_ns - epoch_ns(0)) / 1'000'000) : "";
+    const std::string stale = job.stale_since_ns ? format_time((*job.stale_since_ns - epoch_ns(0)) / 1'000'000) : "";
+    Object& pg = it->second;
+    if (!pg.scheduler_marks) {
+      const YAML::Node metadata = pg.doc["metadata"];
+      pg.scheduler_marks.emplace(str(metadata, "annotations", "kai.scheduler/last-start-timestamp"),
+                                 str(metadata, "annotations", "kai.scheduler/stale-podgroup-timestamp"));
     }
-    if (job.stale_since_ns) {
-      annotations["kai.scheduler/stale-podgroup-timestamp"] = format_time((*job.stale_since_ns - epoch_ns(0)) / 1'000'000);
+    auto& [current_last, current_stale] = *pg.scheduler_marks;
+    if ((last.empty() || last == current_last) && stale == current_stale) continue;
+    if (!last.empty()) current_last = last;
+    current_stale = stale;
+    YAML::Node annotations = edit(pg)["metadata"]["annotations"];
+    if (!last.empty()) annotations["kai.scheduler/last-start-timestamp"] = last;
+    if (!stale.empty()) {
+      annotations["kai.scheduler/stale-podgroup-timestamp"] = stale;
     } else if (annotations.IsDefined() && annotations.IsMap()) {
       annotations.remove("kai.scheduler/stale-podgroup-timestamp");
     }
   }
+}
+
+bool World::has_pods() const {
+  auto it = objects_.lower_bound("Pod/");
+  return it != objects_.end() && it->first.rfind("Pod/", 0) == 0;
 }
 
 std::string World::pod_phase(const std::string& pod) const {

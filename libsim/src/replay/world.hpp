@@ -7,10 +7,13 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "io/snapshot_fields.hpp"
 #include "scenario.hpp"
+#include "timers.hpp"
 #include "sim/model/cluster.hpp"
 #include "sim/sched/session.hpp"
 
@@ -51,26 +54,38 @@ class World {
 
   /// Current phase of a pod as a user sees it: Pending, Running, Releasing, Deleted or Succeeded.
   std::string pod_phase(const std::string& key) const;
+  /// Grows with every change to the objects: equal versions mean an unchanged cluster.
+  std::uint64_t version() const { return version_; }
+  /// True while any pod exists (pending, running or terminating).
+  bool has_pods() const;
   std::uint64_t next_gpu_group = 0;
 
  private:
   struct Object {
     YAML::Node doc;
     std::shared_ptr<const std::string> file;
+    /// The typed reading of `doc`, kept until the doc changes: a cycle then reads only the
+    /// objects that changed since the last one.
+    std::shared_ptr<const io::ParsedObjects> parsed = {};
+    /// PodGroups: the scheduler's last-start and stale annotations as the doc holds them, read
+    /// once, so writing back an unchanged value costs no YAML lookup.
+    std::optional<std::pair<std::string, std::string>> scheduler_marks = {};
   };
+  /// The object's document, for a change: forgets its typed reading and counts a new version.
+  YAML::Node edit(Object& obj);
   std::string key_of(const YAML::Node& doc) const;
   void group_bare_pod(YAML::Node pod, const std::string& file, std::int64_t now_ms);
   double requested_gpus(const YAML::Node& pod) const;
   std::string queue_of(const YAML::Node& pod) const;
   void mark_running(const std::string& key, std::int64_t since_ms);
-  void start_termination(const std::string& key, std::int64_t now_ms, std::vector<PodEvent>& events,
-                         const std::string& type);
+  void start_termination(const std::string& key, std::int64_t now_ms, std::vector<PodEvent>& events);
 
   std::int64_t default_grace_ms_;
   std::map<std::string, Object> objects_;           // kind/namespace/name -> object
-  std::map<std::string, std::int64_t> terminating_;  // pod key -> removal time
-  std::map<std::string, std::int64_t> binding_;      // pod key -> running time
-  std::map<std::string, std::int64_t> completing_;   // pod key -> completion time (kaisim/runtime)
+  Timers terminating_;  // pod key -> removal time
+  Timers binding_;      // pod key -> running time
+  Timers completing_;   // pod key -> completion time (kaisim/runtime)
+  std::uint64_t version_ = 0;
   std::map<std::string, int> recreated_;             // controller-owned pods recreated so far
   std::map<std::string, std::string> gone_;          // pods deleted for good -> "Deleted"
   std::uint64_t next_uid_ = 0;

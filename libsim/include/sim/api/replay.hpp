@@ -18,6 +18,9 @@ struct ReplayOptions {
   std::string base_dir;       ///< where manifest paths of `scenario_text` are resolved
   std::string out_dir;  ///< empty: no files, only the summary text
   bool check = false;   ///< evaluate the scenario's `expect` blocks
+  /// Reuse the outcome of a cycle that decided nothing while the cluster stays unchanged (see
+  /// ReplayResult::cycles_reused). Off only to show that reuse changes no output.
+  bool reuse_unchanged_cycles = true;
 };
 
 /// One failed expectation, readable as "at 65s: queue team-vision allocated GPU is 0, want 0.33".
@@ -31,6 +34,9 @@ struct ReplayResult {
   std::vector<ExpectationFailure> failures;
   std::size_t expectations_checked = 0;
   std::size_t cycles = 0;
+  /// Cycles whose outcome was reused because nothing had changed since a cycle that decided
+  /// nothing (and no clock-dependent rule was in play); they count in `cycles` too.
+  std::size_t cycles_reused = 0;
   /// The output files by name (timeline.csv, kai-timeline.csv, events.jsonl, summary.json),
   /// filled whether or not `out_dir` is set; docs/replay-output.md describes them.
   std::map<std::string, std::string> outputs;
