@@ -65,11 +65,22 @@ BAD = [
      's.yaml:4:23: expect[0].pods.default/p: expected Pending, Running, Releasing, Deleted or Succeeded, got "Sleeping"'),
     ("schema_version: 1\ngenerators:\n  - {name: g, queue: q, arrivalsPerHour: -3}\n",
      "s.yaml:3:42: generators[0].arrivalsPerHour: must be positive"),
+    ("schema_version: 1\nduration: 1000h\ngenerators:\n  - {name: g, queue: q, arrivalsPerHour: 1000}\n",
+     "s.yaml:4:42: generators[0].arrivalsPerHour: the generators would create more than 200000 pods; "
+     "lower the rates or set maxJobs"),
     ("schema_version: 1\ngenerators:\n  - {name: g, queue: q, arrivalsPerHour: 3, runtime: {gamma: 1m}}\n",
      "s.yaml:3:54: generators[0].runtime: expected one of fixed, exponential, uniform, lognormal"),
     ("schema_version: 1\ncluster:\n  nodePools: [{name: n, gpusPerNode: 1, gpuModel: V100}]\n",
      's.yaml:3:51: cluster.nodePools[0].gpuModel: unknown GPU model "V100" (known: A100-40GB, A100-80GB, '
-     'H100-80GB, L40S; or give gpuMemoryMib)'),
+     'H100-80GB, H200-141GB, L40S, RTX-PRO-6000; or give gpuMemoryMib)'),
+    ("schema_version: 1\ncluster:\n  nodePools: [{name: n, gpusPerNode: 1, gpuModel: L40S, mig: {1g.5gb: 7}}]\n",
+     "s.yaml:3:62: cluster.nodePools[0].mig: L40S has no MIG (MIG-capable: A100-40GB, A100-80GB, H100-80GB, "
+     "H200-141GB, RTX-PRO-6000)"),
+    ("schema_version: 1\ncluster:\n  nodePools: [{name: n, gpusPerNode: 1, gpuModel: A100-40GB, mig: {3g.20gb: 2, 1g.5gb: 2}}]\n",
+     "s.yaml:3:67: cluster.nodePools[0].mig: the instances need 8 compute and 10 memory slices; one A100-40GB has 7 and 8"),
+    ("schema_version: 1\ncluster:\n  nodePools: [{name: n, gpusPerNode: 1, gpuModel: H100-80GB, mig: {1g.5gb: 1}}]\n",
+     "s.yaml:3:76: cluster.nodePools[0].mig.1g.5gb: not a MIG profile of H100-80GB (1g.10gb, 1g.20gb, 2g.20gb, "
+     "3g.40gb, 4g.40gb, 7g.80gb)"),
 ]
 
 

@@ -29,6 +29,7 @@ void parse_scenario(std::string_view text) {
   std::vector<sim::io::Field> docs;
   for (const sim::replay::Manifest& m : sc.manifests) docs.emplace_back(m.doc, "", &m.file);
   for (const sim::replay::Step& step : sc.steps) {
+    // Generated pods (step.pods) come from checked fields; the replay does not re-check them.
     for (const sim::replay::Manifest& m : step.apply) docs.emplace_back(m.doc, "", &m.file);
   }
   (void)sim::io::build_cluster_state(docs, {}, diagnostics);

@@ -1,23 +1,18 @@
 #include "generators.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <numbers>
 #include <random>
 
 #include "sim/io/go_json.hpp"
+#include "sim/model/gpu_models.hpp"
 
 namespace sim::replay {
 namespace {
 
 using io::Field;
-
-// GPU memory per device in MiB as the GPU Operator's `nvidia.com/gpu.memory` label reports it.
-const std::map<std::string, int>& gpu_models() {
-  static const std::map<std::string, int> models{
-      {"L40S", 46068}, {"A100-40GB", 40960}, {"A100-80GB", 81920}, {"H100-80GB", 81559}};
-  return models;
-}
 
 std::int64_t duration_of(const Field& f) {
   const std::optional<std::int64_t> ms = io::parse_go_duration_ms(f.string());
@@ -34,6 +29,8 @@ void warn_unknown(const Field& f, std::initializer_list<std::string_view> known,
 // A bound on what one scenario may generate, so a typo in a rate fails fast instead of
 // exhausting memory.
 constexpr std::size_t kMaxGeneratedPods = 200'000;
+constexpr std::size_t kMaxPoolNodes = 20'000;
+constexpr int kMaxGpusPerNode = 64;
 
 struct Size {
   double weight = 1;
@@ -131,6 +128,43 @@ class Runtime {
   double a_ = 0, b_ = 0;
 };
 
+// `mig: {1g.5gb: 7}`: MIG instances per GPU, checked against the model's profiles and slices.
+std::map<std::string, int> mig_layout(const Field& pool, const model::GpuModel* gpu_model, int gpus) {
+  std::map<std::string, int> layout;
+  const Field mig = pool.member("mig");
+  if (mig.is_null()) return layout;
+  mig.expect_map();
+  if (gpu_model == nullptr) mig.fail("needs a known \"gpuModel\" (MIG-capable: " + model::gpu_model_names(true) + ")");
+  if (!gpu_model->mig_capable()) {
+    mig.fail(gpu_model->name + " has no MIG (MIG-capable: " + model::gpu_model_names(true) + ")");
+  }
+  if (gpus < 1) mig.fail("needs gpusPerNode >= 1");
+  int compute = 0, memory = 0;
+  for (auto it = mig.node().begin(); it != mig.node().end(); ++it) {
+    const std::string name = it->first.Scalar();
+    const Field count_field = mig.member(name);
+    const model::MigProfile* profile = gpu_model->profile(name);
+    if (profile == nullptr) {
+      std::string known;
+      for (const model::MigProfile& p : gpu_model->mig_profiles) known += (known.empty() ? "" : ", ") + p.name;
+      count_field.fail("not a MIG profile of " + gpu_model->name + " (" + known + ")");
+    }
+    const std::optional<int> n = count_field.optional_int();
+    if (!n || *n < 1 || *n > profile->max_instances) {
+      count_field.fail("instances per GPU must be 1 to " + std::to_string(profile->max_instances));
+    }
+    compute += profile->compute_slices * *n;
+    memory += profile->memory_slices * *n;
+    layout[name] = *n;
+  }
+  if (compute > gpu_model->compute_slices || memory > gpu_model->memory_slices) {
+    mig.fail("the instances need " + std::to_string(compute) + " compute and " + std::to_string(memory) +
+             " memory slices; one " + gpu_model->name + " has " + std::to_string(gpu_model->compute_slices) + " and " +
+             std::to_string(gpu_model->memory_slices));
+  }
+  return layout;
+}
+
 }  // namespace
 
 double uniform(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
@@ -161,33 +195,46 @@ YAML::Node bare_pod_manifest(const PodShape& p) {
 
 std::vector<Manifest> expand_node_pools(const Field& pools, const std::string& file, Diagnostics& diagnostics) {
   std::vector<Manifest> out;
+  std::size_t nodes = 0;
   if (pools.is_null()) return out;
   pools.expect_sequence();
   for (std::size_t p = 0; p < pools.size(); ++p) {
     const Field pool = pools.item(p);
     pool.expect_map();
-    warn_unknown(pool, {"name", "count", "gpusPerNode", "gpuModel", "gpuMemoryMib", "cpu", "memory", "pods",
+    warn_unknown(pool, {"name", "count", "gpusPerNode", "gpuModel", "gpuMemoryMib", "mig", "cpu", "memory", "pods",
                         "labels", "taints"}, diagnostics);
     const std::string name = pool.member("name").string();
     const std::optional<int> count = pool.member("count").is_null() ? 1 : pool.member("count").optional_int();
     if (!count || *count < 1) pool.member("count").fail("must be a whole number >= 1");
+    nodes += static_cast<std::size_t>(*count);
+    if (nodes > kMaxPoolNodes) {
+      pool.member("count").fail("node pools may hold at most " + std::to_string(kMaxPoolNodes) +
+                                " nodes together (Kubernetes supports 5,000 per cluster)");
+    }
     const std::optional<int> gpus =
         pool.member("gpusPerNode").is_null() ? 0 : pool.member("gpusPerNode").optional_int();
-    if (!gpus || *gpus < 0) pool.member("gpusPerNode").fail("must be a whole number >= 0");
+    if (!gpus || *gpus < 0 || *gpus > kMaxGpusPerNode) {
+      pool.member("gpusPerNode").fail("must be a whole number from 0 to " + std::to_string(kMaxGpusPerNode));
+    }
     int memory_mib = 0;
+    const model::GpuModel* gpu_model = nullptr;
+    if (!pool.member("gpuModel").is_null() && (*gpus > 0 || !pool.member("mig").is_null())) {
+      const Field model_field = pool.member("gpuModel");
+      const std::string m = model_field.string();
+      gpu_model = model::find_gpu_model(m);
+      if (gpu_model == nullptr && pool.member("gpuMemoryMib").is_null()) {
+        model_field.fail("unknown GPU model \"" + m + "\" (known: " + model::gpu_model_names() + "; or give gpuMemoryMib)");
+      }
+      if (gpu_model != nullptr) memory_mib = gpu_model->memory_mib;
+    }
     if (!pool.member("gpuMemoryMib").is_null()) {
       const std::optional<int> m = pool.member("gpuMemoryMib").optional_int();
       if (!m || *m < 1) pool.member("gpuMemoryMib").fail("must be a whole number of MiB >= 1");
       memory_mib = *m;
-    } else if (*gpus > 0) {
-      const Field model = pool.member("gpuModel");
-      const std::string m = model.optional_string().value_or("");
-      auto it = gpu_models().find(m);
-      if (it == gpu_models().end()) {
-        model.fail("unknown GPU model \"" + m + "\" (known: A100-40GB, A100-80GB, H100-80GB, L40S; or give gpuMemoryMib)");
-      }
-      memory_mib = it->second;
+    } else if (*gpus > 0 && gpu_model == nullptr) {
+      pool.fail("missing \"gpuModel\" or \"gpuMemoryMib\" for a pool with GPUs");
     }
+    const std::map<std::string, int> mig = mig_layout(pool, gpu_model, *gpus);
     for (int i = 0; i < *count; ++i) {
       YAML::Node node;
       node["apiVersion"] = "v1";
@@ -195,6 +242,11 @@ std::vector<Manifest> expand_node_pools(const Field& pools, const std::string& f
       node["metadata"]["name"] = name + "-" + std::to_string(i);
       YAML::Node labels = node["metadata"]["labels"];
       labels["kaisim/pool"] = name;
+      if (!mig.empty()) {
+        // The GPU Operator's mixed strategy: every GPU partitioned, MIG instances as resources.
+        labels["nvidia.com/mig.strategy"] = "mixed";
+        labels["nvidia.com/mig.config"] = "kaisim-layout";
+      }
       if (*gpus > 0) {
         labels["nvidia.com/gpu.present"] = "true";
         labels["nvidia.com/gpu.product"] = "NVIDIA-" + pool.member("gpuModel").optional_string().value_or("custom");
@@ -211,7 +263,8 @@ std::vector<Manifest> expand_node_pools(const Field& pools, const std::string& f
       allocatable["cpu"] = pool.member("cpu").optional_string().value_or("64");
       allocatable["memory"] = pool.member("memory").optional_string().value_or("512Gi");
       allocatable["pods"] = pool.member("pods").optional_string().value_or("110");
-      allocatable["nvidia.com/gpu"] = std::to_string(*gpus);
+      allocatable["nvidia.com/gpu"] = mig.empty() ? std::to_string(*gpus) : "0";
+      for (const auto& [profile, per_gpu] : mig) allocatable["nvidia.com/mig-" + profile] = std::to_string(per_gpu * *gpus);
       YAML::Node ready;
       ready["type"] = "Ready";
       ready["status"] = "True";
@@ -243,6 +296,12 @@ void expand_generators(const Field& generators, std::uint64_t seed, std::int64_t
     const std::optional<int> max_jobs =
         gen.member("maxJobs").is_null() ? std::optional<int>(1'000'000) : gen.member("maxJobs").optional_int();
     if (!max_jobs || *max_jobs < 0) gen.member("maxJobs").fail("must be a whole number >= 0");
+    // Fail before building anything when the expected count alone is past the bound.
+    const double expected = std::min(static_cast<double>(*max_jobs), rate * static_cast<double>(std::max<std::int64_t>(0, end - start)) / 3'600'000.0);
+    if (static_cast<double>(generated) + expected > static_cast<double>(kMaxGeneratedPods) * 1.01) {
+      gen.member("arrivalsPerHour").fail("the generators would create more than " + std::to_string(kMaxGeneratedPods) +
+                                         " pods; lower the rates or set maxJobs");
+    }
     const Field sizes_field = gen.member("sizes");
     std::vector<Size> sizes;
     if (sizes_field.is_null()) {
@@ -281,8 +340,8 @@ void expand_generators(const Field& generators, std::uint64_t seed, std::int64_t
       pod.queue = queue;
       pod.priority_class = priority_class;
       pod.runtime_ms = run_ms;
-      step.generated = true;
-      step.apply.push_back({bare_pod_manifest(pod), file});
+      step.pods.push_back(std::move(pod));
+      step.pods_file = file;
       steps.push_back(std::move(step));
     }
   }

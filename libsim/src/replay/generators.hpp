@@ -16,16 +16,6 @@ namespace sim::replay {
 /// std::uniform_real_distribution whose algorithm the standard leaves open.
 double uniform(std::mt19937_64& rng);
 
-/// One bare KAI pod as generators and traces create it.
-struct PodShape {
-  std::string name, ns = "default", queue, priority_class = "train";
-  int gpus = 0;               ///< whole devices, as a limit
-  double gpu_fraction = 0;    ///< `gpu-fraction` annotation when > 0
-  int gpu_memory_mib = 0;     ///< `gpu-memory` annotation when > 0
-  std::string cpu, memory;    ///< requests as quantities; empty: none
-  std::int64_t runtime_ms = -1;  ///< `kaisim/runtime`; -1: runs until deleted
-};
-
 /// The Pod manifest of `shape` (schedulerName kai-scheduler, queue label, no PodGroup).
 YAML::Node bare_pod_manifest(const PodShape& shape);
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "io/snapshot_fields.hpp"
+#include "generators.hpp"
 #include "metrics.hpp"
 #include "output_folder.hpp"
 #include "scenario.hpp"
@@ -91,7 +92,6 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
   // copies, which lose them): a bad field fails the run before anything is written.
   validate(sc.manifests, diagnostics);
   for (const replay::Step& step : sc.steps) {
-    if (step.generated) continue;
     // A step's objects may refer to objects that exist by then (a Queue's parent, a
     // PriorityClass): keep only the findings about the step's own fields.
     Diagnostics step_diagnostics;
@@ -121,6 +121,7 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
       const replay::Step& step = sc.steps[next_step++];
       for (const replay::ObjectRef& r : step.remove) world.remove(r, now, events);
       for (const replay::Manifest& m : step.apply) world.apply(m, now, events);
+      for (const replay::PodShape& pod : step.pods) world.apply({replay::bare_pod_manifest(pod), step.pods_file}, now, events);
     }
     if (now == next_cycle && repeatable_version == world.version()) {
       metrics.repeat(now);  // nothing changed since a cycle that decided nothing

@@ -25,12 +25,24 @@ struct ObjectRef {
   std::string kind, ns, name;
 };
 
+/// One bare KAI pod as generators and traces create it; it becomes a Pod manifest only when its
+/// step applies (generators.hpp bare_pod_manifest), so 200,000 of them stay small.
+struct PodShape {
+  std::string name, ns = "default", queue, priority_class = "train";
+  int gpus = 0;                  ///< whole devices, as a limit
+  double gpu_fraction = 0;       ///< `gpu-fraction` annotation when > 0
+  int gpu_memory_mib = 0;        ///< `gpu-memory` annotation when > 0
+  std::string cpu, memory;       ///< requests as quantities; empty: none
+  std::int64_t runtime_ms = -1;  ///< `kaisim/runtime`; -1: runs until deleted
+};
+
 struct Step {
   std::int64_t at_ms = 0;
   std::string name;
   std::vector<Manifest> apply;
   std::vector<ObjectRef> remove;
-  bool generated = false;  ///< built by kaisim from checked fields (generators, traces): no re-validation
+  std::vector<PodShape> pods;  ///< generated from checked fields (generators, traces), applied after `apply`
+  std::string pods_file;       ///< where `pods` came from, for messages
 };
 
 struct QueueExpectation {

@@ -167,8 +167,8 @@ std::vector<Step> read_trace_csv(const std::string& text, const std::string& fil
     Step& step = by_time[at_ms];
     step.at_ms = at_ms;
     step.name = "trace";
-    step.generated = true;
-    step.apply.push_back({bare_pod_manifest(pod), file});
+    step.pods.push_back(std::move(pod));
+    step.pods_file = file;
   }
   if (header) throw InputError({file, 0, 0}, "", "empty trace: expected a header line such as submit_s,name,queue,gpus");
   std::vector<Step> steps;

@@ -22,6 +22,11 @@ std::string str(const YAML::Node& n, const char* a, const char* b = nullptr) {
   return y.IsDefined() && y.IsScalar() ? y.Scalar() : std::string();
 }
 
+// GPUs a bound pod holds for events: what it accepted, or its MIG instances as KAI counts them.
+double event_gpus(const model::Task& t) {
+  return t.is_mig_candidate() ? t.gpu.gpus_quota() : at(t.accepted, Resource::GPU);
+}
+
 bool is_kai_pod(const YAML::Node& doc) { return str(doc, "spec", "schedulerName") == "kai-scheduler"; }
 
 }  // namespace
@@ -88,6 +93,15 @@ double World::requested_gpus(const YAML::Node& pod) const {
       if (!gpus.empty()) {
         total += std::strtod(gpus.c_str(), nullptr);
         break;
+      }
+    }
+    // A MIG instance "Ng.*" counts as N GPUs, as KAI's quota accounting counts it.
+    const YAML::Node limits = resources["limits"];
+    if (!limits.IsDefined() || !limits.IsMap()) continue;
+    for (const auto& kv : limits) {
+      const std::string name = kv.first.Scalar();
+      if (model::is_mig_resource(name) && kv.second.IsScalar()) {
+        total += static_cast<double>(model::mig_profile_gpus(name)) * std::strtod(kv.second.Scalar().c_str(), nullptr);
       }
     }
   }
@@ -317,7 +331,7 @@ void World::apply_decisions(const sched::Session& ssn, std::int64_t now_ms, std:
     }
     binding_.set(pod_key(t), now_ms + bind_delay_ms);
     if (bind_delay_ms == 0) mark_running(pod_key(t), now_ms);
-    events.push_back({now_ms, "bind", t.key(), queue(t), state.nodes[b.node].name, "", "", at(t.accepted, Resource::GPU)});
+    events.push_back({now_ms, "bind", t.key(), queue(t), state.nodes[b.node].name, "", "", event_gpus(t)});
   }
   if (bind_delay_ms == 0) {
     for (const sched::BindDecision& b : ssn.binds) binding_.erase(pod_key(state.tasks[b.task]));
@@ -331,7 +345,7 @@ void World::apply_decisions(const sched::Session& ssn, std::int64_t now_ms, std:
     const std::string beneficiary = e.beneficiary.valid() ? state.jobs[e.beneficiary].name : "";
     const std::string beneficiary_queue = e.beneficiary.valid() ? state.jobs[e.beneficiary].queue_name : "";
     events.push_back({now_ms, "evict", t.key(), queue(t), state.nodes[e.node].name, e.reason, beneficiary,
-                      at(t.accepted, Resource::GPU), beneficiary_queue});
+                      event_gpus(t), beneficiary_queue});
     if (objects_.contains(pod_key(t))) start_termination(pod_key(t), now_ms, events);
   }
   // Scheduler annotations on PodGroups: last start and staleness.

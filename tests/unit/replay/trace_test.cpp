@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "replay/generators.hpp"
 #include "replay/trace_csv.hpp"
 #include "sim/api/trace_gen.hpp"
 
@@ -32,13 +33,13 @@ TEST_CASE("a trace row becomes a bare KAI pod applied at its submit time") {
   REQUIRE(steps.size() == 2);
   CHECK(steps[0].at_ms == 1000);
   CHECK(steps[1].at_ms == 2500);
-  const YAML::Node pod = steps[1].apply.at(0).doc;
+  const YAML::Node pod = sim::replay::bare_pod_manifest(steps[1].pods.at(0));
   CHECK(pod["metadata"]["name"].Scalar() == "b");
   CHECK(pod["metadata"]["labels"]["kai.scheduler/queue"].Scalar() == "team-a");
   CHECK(pod["metadata"]["annotations"]["gpu-fraction"].Scalar() == "0.5");
   CHECK(pod["metadata"]["annotations"]["kaisim/runtime"].Scalar() == "60000ms");
   CHECK(pod["spec"]["schedulerName"].Scalar() == "kai-scheduler");
-  CHECK(!steps[0].apply.at(0).doc["metadata"]["annotations"]["kaisim/runtime"].IsDefined());
+  CHECK(steps[0].pods.at(0).runtime_ms == -1);
   CHECK(diagnostics.warnings.empty());
 }
 
@@ -79,7 +80,7 @@ TEST_CASE("gen trace has the Alibaba trace's shape and depends only on its seed"
   sim::Diagnostics diagnostics;
   const auto steps = read_trace_csv(a.files.at("pods.csv"), "pods.csv", diagnostics);
   std::size_t pods = 0;
-  for (const auto& s : steps) pods += s.apply.size();
+  for (const auto& s : steps) pods += s.pods.size();
   CHECK(pods == 8000);
   CHECK(steps.back().at_ms <= 6 * 3'600'000);
 }

@@ -1,0 +1,35 @@
+// The GPU model table: memory labels, and MIG profiles that fit their GPU.
+
+#include <catch2/catch.hpp>
+
+#include "sim/model/gpu_models.hpp"
+#include "sim/model/gpu_requirement.hpp"
+
+TEST_CASE("every MIG profile fits its GPU at its maximum instance count and counts its compute slices as GPUs") {
+  for (const sim::model::GpuModel& m : sim::model::gpu_models()) {
+    CAPTURE(m.name);
+    CHECK(m.memory_mib > 0);
+    for (const sim::model::MigProfile& p : m.mig_profiles) {
+      CAPTURE(p.name);
+      CHECK(p.compute_slices * p.max_instances <= m.compute_slices);
+      CHECK(p.memory_slices * p.max_instances <= m.memory_slices);
+      // The profile name's leading "Ng" is what KAI counts against quota (GetGpusQuota).
+      CHECK(sim::model::mig_profile_gpus("nvidia.com/mig-" + p.name) == p.compute_slices);
+    }
+  }
+}
+
+TEST_CASE("the runbook's L40S has no MIG; the A100 40GB splits into seven 1g.5gb instances") {
+  const sim::model::GpuModel* l40s = sim::model::find_gpu_model("L40S");
+  REQUIRE(l40s != nullptr);
+  CHECK(l40s->memory_mib == 46068);
+  CHECK(!l40s->mig_capable());
+  const sim::model::GpuModel* a100 = sim::model::find_gpu_model("A100-40GB");
+  REQUIRE(a100 != nullptr);
+  REQUIRE(a100->profile("1g.5gb") != nullptr);
+  CHECK(a100->profile("1g.5gb")->max_instances == 7);
+  CHECK(a100->profile("1g.10gb")->memory_slices == 2);
+  CHECK(a100->profile("9g.99gb") == nullptr);
+  CHECK(sim::model::find_gpu_model("V100") == nullptr);
+  CHECK(sim::model::gpu_model_names(true).find("L40S") == std::string::npos);
+}
