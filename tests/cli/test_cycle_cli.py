@@ -89,3 +89,12 @@ def test_bad_snapshot_is_one_clear_error(kaisim, tmp_path):
     run = kaisim("cycle", *BASE, "--now", "yesterday")
     assert run.returncode == 2
     assert "--now: not an RFC 3339 time" in run.stderr
+
+
+def test_a_node_with_absurdly_many_gpus_is_refused(kaisim, tmp_path):
+    # Found by the fuzzer: a typo such as "100000000" GPUs must fail, not exhaust memory.
+    node = tmp_path / "node.yaml"
+    node.write_text('apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: "1", nvidia.com/gpu: "100000000"}}\n')
+    run = kaisim("cycle", node)
+    assert run.returncode == 2
+    assert run.stderr == f"kaisim: error: {node}:4:50: status.allocatable.nvidia.com/gpu: more than 1024 GPUs on one node\n"

@@ -180,6 +180,14 @@ model::Node read_node(const Field& obj) {
   if (allocatable.is_null()) allocatable = status.member("capacity");
   if (allocatable.is_null()) obj.fail("node has neither status.allocatable nor status.capacity");
   ResourceList list = read_resource_list(allocatable);
+  // Bounded so per-device work stays small: real nodes have at most a few dozen GPUs.
+  constexpr std::int64_t kMaxNodeGpus = 1024;
+  if (list.gpu > kMaxNodeGpus) {
+    allocatable.member("nvidia.com/gpu").fail("more than " + std::to_string(kMaxNodeGpus) + " GPUs on one node");
+  }
+  for (const auto& [name, count] : list.scalars) {
+    if (count > static_cast<double>(kMaxNodeGpus) * 8) allocatable.member(name).fail("more MIG instances than a node can hold");
+  }
   node.scalars_allocatable = list.scalars;
   node.init(list.base);
 

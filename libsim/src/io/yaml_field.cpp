@@ -6,6 +6,9 @@
 #include <limits>
 #include <sstream>
 
+#include <yaml-cpp/anchor.h>
+#include <yaml-cpp/eventhandler.h>
+
 namespace sim::io {
 namespace {
 
@@ -176,9 +179,46 @@ YAML::Node parse_single_document(std::string_view text, const std::string& file)
   return docs.front();
 }
 
+namespace {
+
+// Walks the documents' events without building nodes, to stop inputs on which yaml-cpp 0.7's
+// LoadAll never ends (it keeps reporting new documents at the same place; found by the fuzzer).
+class DocumentProgress : public YAML::EventHandler {
+ public:
+  explicit DocumentProgress(const std::string& file) : file_(file) {}
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    if (mark.pos <= last_pos_) {
+      throw InputError(SourceLocation{file_, mark.line + 1, mark.column + 1}, "",
+                       "not valid YAML/JSON: the parser stops making progress here");
+    }
+    last_pos_ = mark.pos;
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+
+ private:
+  const std::string& file_;
+  int last_pos_ = -1;
+};
+
+}  // namespace
+
 std::vector<YAML::Node> parse_documents(std::string_view text, const std::string& file) {
   std::vector<YAML::Node> docs;
   try {
+    {
+      std::stringstream events{std::string(text)};
+      YAML::Parser parser(events);
+      DocumentProgress progress(file);
+      while (parser.HandleNextDocument(progress)) {
+      }
+    }
     std::stringstream stream{std::string(text)};
     for (YAML::Node doc : YAML::LoadAll(stream)) {
       if (doc.IsDefined() && !doc.IsNull()) docs.push_back(doc);

@@ -31,3 +31,48 @@ TEST_CASE("Go durations parse to milliseconds", "[io][time]") {
   CHECK_FALSE(parse_go_duration_ms("5d"));
   CHECK_FALSE(parse_go_duration_ms(""));
 }
+
+
+TEST_CASE("input on which yaml-cpp's LoadAll never ends is one located error (found by the fuzzer)") {
+  // A mangled JSON document: yaml-cpp 0.7 reports new documents at line 10 forever.
+  const std::string text = R"({
+    "tot": 0,
+        "resourceShare": {
+          "gpu": {
+            "deserved": 10,
+            "request": 100,
+            "overQuotaWeight": 6
+          }
+        }
+      },
+      {
+        "uid": "queue2",
+        "nam       "gpu": {
+            "deserved": 10,
+            "request": 100,
+            "overQuotaWeight": 6
+          }
+        }
+      },
+      {
+        "uid": "queue2",
+        "name": "test-queue2",
+        "priority": 0,
+        "resourceShare": {
+          "gpu": {
+            "deserved": 10,
+            "request": 100,
+            "overQuotaWeight": 1
+          }
+        }
+      }
+    ]
+}
+)";
+  try {
+    (void)sim::io::parse_documents(text, "f.json");
+    FAIL("expected an InputError");
+  } catch (const sim::InputError& e) {
+    CHECK(std::string(e.what()) == "f.json:10:8: not valid YAML/JSON: the parser stops making progress here");
+  }
+}
