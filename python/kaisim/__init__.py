@@ -12,7 +12,7 @@ from . import plot
 from .builder import ScenarioBuilder
 from .errors import ExpectationFailed, InternalError, KaisimError, KaisimIOError, ScenarioError
 from .result import Result
-from .run import KaisimWarning, cycle, fair_share, replay
+from .run import KaisimWarning, cycle, fair_share, gen_trace, replay
 from .scenario import Scenario
 from .sweep import sweep, variants
 
@@ -30,6 +30,7 @@ __all__ = [
     "ScenarioError",
     "cycle",
     "fair_share",
+    "gen_trace",
     "plot",
     "replay",
     "sweep",

@@ -28,6 +28,7 @@ class Result:
     outputs: dict[str, str]
     summary_table: str
     cycles: int
+    cycles_reused: int = 0  # cycles on an unchanged cluster whose outcome was reused (docs/scenario-format.md)
     expectations_checked: int = 0
     failures: list[tuple[float, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)

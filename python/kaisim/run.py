@@ -42,6 +42,7 @@ def replay(scenario: ScenarioLike, *, check: bool = False, out_dir: Optional[Uni
         outputs=dict(raw["outputs"]),
         summary_table=raw["summary_table"],
         cycles=raw["cycles"],
+        cycles_reused=raw["cycles_reused"],
         expectations_checked=raw["expectations_checked"],
         failures=[(at_ms / 1000.0, what) for at_ms, what in raw["failures"]],
         warnings=list(raw["warnings"]),
@@ -86,3 +87,13 @@ def cycle(
     report, found = _core.cycle(files, now)
     _warn(found)
     return json.loads(report)
+
+
+def gen_trace(
+    out_dir: Union[str, os.PathLike], *, seed: int = 1, pods: int = 8000, arrival_hours: float = 6, node_scale: float = 1.0
+) -> dict[str, Any]:
+    """Writes ``kaisim gen trace``'s workload (scenario.yaml and pods.csv, shaped like Alibaba's GPU
+    trace) into ``out_dir`` and returns its counts: nodes, gpus, pods, gpu_pods, fractional_gpu_pods.
+    Replay it with ``kaisim.replay(Path(out_dir) / "scenario.yaml")``."""
+    raw = _core.gen_trace(seed, pods, arrival_hours, node_scale, os.fspath(out_dir))
+    return {k: v for k, v in raw.items() if k != "files"}

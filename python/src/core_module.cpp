@@ -14,6 +14,7 @@
 #include "sim/api/cycle_report.hpp"
 #include "sim/api/fair_share_simulator.hpp"
 #include "sim/api/replay.hpp"
+#include "sim/api/trace_gen.hpp"
 #include "sim/core/error.hpp"
 #include "sim/io/snapshot.hpp"
 
@@ -78,6 +79,28 @@ std::pair<std::string, std::vector<std::string>> cycle(const std::vector<std::pa
   return {report, diagnostics.warnings};
 }
 
+py::dict gen_trace(std::uint64_t seed, int pods, double arrival_hours, double node_scale, const std::string& out_dir) {
+  sim::api::TraceOptions options;
+  options.seed = seed;
+  options.pods = pods;
+  options.arrival_hours = arrival_hours;
+  options.node_scale = node_scale;
+  options.out_dir = out_dir;
+  sim::api::GeneratedTrace trace;
+  {
+    py::gil_scoped_release unlocked;
+    trace = sim::api::generate_trace(options);
+  }
+  py::dict out;
+  out["files"] = trace.files;
+  out["nodes"] = trace.nodes;
+  out["gpus"] = trace.gpus;
+  out["pods"] = trace.pods;
+  out["gpu_pods"] = trace.gpu_pods;
+  out["fractional_gpu_pods"] = trace.fractional_gpu_pods;
+  return out;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
@@ -90,4 +113,6 @@ PYBIND11_MODULE(_core, m) {
         "Answers a KAI fair-share simulator request; returns (response JSON, warnings).");
   m.def("cycle", &cycle, py::arg("files"), py::arg("now"),
         "Runs one scheduling cycle on (text, name) sources; returns (report JSON, warnings).");
+  m.def("gen_trace", &gen_trace, py::arg("seed"), py::arg("pods"), py::arg("arrival_hours"), py::arg("node_scale"),
+        py::arg("out_dir"), "Generates the Alibaba-shaped trace; returns files and counts (writes out_dir if set).");
 }

@@ -126,3 +126,16 @@ def test_the_gil_is_released_during_a_replay():
         ticks += 1
     worker.join()
     assert ticks > 1000
+
+
+def test_gen_trace_writes_a_replayable_alibaba_shaped_workload(tmp_path):
+    counts = kaisim.gen_trace(tmp_path / "t", pods=200, arrival_hours=0.25, node_scale=0.02)
+    assert counts == {"nodes": 30, "gpus": 124, "pods": 200, "gpu_pods": counts["gpu_pods"],
+                      "fractional_gpu_pods": counts["fractional_gpu_pods"]}
+    assert 0 < counts["fractional_gpu_pods"] < counts["gpu_pods"] <= 200
+    result = kaisim.replay(tmp_path / "t" / "scenario.yaml")
+    ends = result.events[result.events["type"].isin(["complete", "gone"])]
+    assert len(ends) == ends["pod"].nunique() == 200
+    assert 0 < result.cycles_reused < result.cycles
+    with pytest.raises(kaisim.KaisimError, match="pods: must be between 1 and 200000"):
+        kaisim.gen_trace(tmp_path / "u", pods=0)

@@ -260,4 +260,4 @@ def test_gen_trace_refuses_a_folder_it_did_not_write(kaisim, tmp_path):
     assert "not a kaisim trace output folder" in run.stderr
     assert (tmp_path / "notes.txt").read_text() == "keep me"
     run = kaisim("gen", "trace", "--out", tmp_path / "t", "--pods", "0")
-    assert run.returncode == 2 and "--pods: must be between 1 and 200000" in run.stderr
+    assert run.returncode == 2 and "pods: must be between 1 and 200000" in run.stderr

@@ -82,13 +82,13 @@ std::string queue_yaml(const std::string& name, const std::string& parent, long 
 
 GeneratedTrace generate_trace(const TraceOptions& options) {
   if (options.pods < 1 || options.pods > 200'000) {
-    throw Error(ErrorCode::INVALID_INPUT, "--pods: must be between 1 and 200000, got " + std::to_string(options.pods));
+    throw InputError({}, "pods", "must be between 1 and 200000, got " + std::to_string(options.pods));
   }
   if (!(options.arrival_hours > 0 && options.arrival_hours <= 24 * 365)) {
-    throw Error(ErrorCode::INVALID_INPUT, "--arrival-hours: must be > 0 and at most a year");
+    throw InputError({}, "arrival_hours", "must be > 0 and at most a year");
   }
   if (!(options.node_scale > 0 && options.node_scale <= 100)) {
-    throw Error(ErrorCode::INVALID_INPUT, "--node-scale: must be > 0 and at most 100");
+    throw InputError({}, "node_scale", "must be > 0 and at most 100");
   }
   GeneratedTrace out;
   std::ostringstream sc;
