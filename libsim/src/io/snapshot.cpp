@@ -244,6 +244,7 @@ struct PodObject {
   model::PlacementRules placement;
   model::Task base;                // task_template(): the pod's own part of its Task
   bool reservation_label = false;  // app=kai-resource-reservation, in any namespace
+  std::string pod_group;           // the pod-group-name annotation
 };
 
 // Requests of all containers plus init-container effects, as the kubelet aggregates them;
@@ -669,6 +670,7 @@ void parse_into(const Objects& objects, ParsedObjects& out) {
     out.pods.push_back(read_pod(f));
     PodObject& pod = out.pods.back();
     pod.base = task_template(pod);
+    if (auto it = pod.annotations.find(std::string(kPodGroupAnnotation)); it != pod.annotations.end()) pod.pod_group = it->second;
     auto app = pod.labels.find("app");
     pod.reservation_label = app != pod.labels.end() && app->second == "kai-resource-reservation";
   }
@@ -808,17 +810,19 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
     const PodObject& pod = *pod_ptr;
     model::Task task = pod.base;
     task.id = state.tasks.next_id();
-    const auto br_it = binds.find(pod.ns + "/" + pod.name);
-    const BindRequestObject* br = br_it == binds.end() ? nullptr : br_it->second;
+    const BindRequestObject* br = nullptr;
+    if (!binds.empty()) {  // the replay never has BindRequests: skip building the key
+      const auto br_it = binds.find(pod.ns + "/" + pod.name);
+      if (br_it != binds.end()) br = br_it->second;
+    }
     task.status = task_status(pod, br, state.now_ns);
-    std::string node_name = pod.node_name.empty() && br ? br->node : pod.node_name;
+    const std::string& node_name = pod.node_name.empty() && br ? br->node : pod.node_name;
     if (br && !br->gpu_groups.empty()) task.gpu_groups = br->gpu_groups;
     if (br && !br->received_type.empty()) task.received_type = received_type(br->received_type);
 
     if (pod.scheduler_name == kSchedulerName && !task.reservation) {
       // Pods without a PodGroup get one from the pod-grouper (defaultgrouper/default_grouper.go).
-      std::string group;
-      if (auto it = pod.annotations.find(std::string(kPodGroupAnnotation)); it != pod.annotations.end()) group = it->second;
+      std::string group = pod.pod_group;
       if (group.empty()) {
         PodGroupObject pg{pod.source};
         pg.name = "pg-" + pod.name + "-" + pod.uid;
