@@ -98,3 +98,31 @@ def test_a_node_with_absurdly_many_gpus_is_refused(kaisim, tmp_path):
     run = kaisim("cycle", node)
     assert run.returncode == 2
     assert run.stderr == f"kaisim: error: {node}:4:50: status.allocatable.nvidia.com/gpu: more than 1024 GPUs on one node\n"
+
+
+MIG_ON_L40S = """apiVersion: v1
+kind: Node
+metadata: {name: l40s-0, labels: {nvidia.com/gpu.memory: "46068"}}
+status: {allocatable: {cpu: "64", memory: 512Gi, pods: "110", nvidia.com/gpu: "1"}, conditions: [{type: Ready, status: "True"}]}
+---
+apiVersion: scheduling.run.ai/v2
+kind: Queue
+metadata: {name: q}
+spec: {resources: {gpu: {quota: -1, limit: -1}, cpu: {quota: -1, limit: -1}, memory: {quota: -1, limit: -1}}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: mig, labels: {kai.scheduler/queue: q}}
+spec: {schedulerName: kai-scheduler, containers: [{name: c, resources: {limits: {nvidia.com/mig-3g.20gb: 1}}}]}
+"""
+
+
+def test_a_mig_request_on_an_l40s_waits_and_says_which_resource_is_missing(kaisim, tmp_path):
+    snapshot = tmp_path / "mig.yaml"
+    snapshot.write_text(MIG_ON_L40S)
+    run = kaisim("cycle", snapshot)
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    assert report["binds"] == []
+    assert report["pending"][0]["reasons"] == [
+        "Pod default/mig fits no node: node l40s-0: not enough free resources: nvidia.com/mig-3g.20gb"]
