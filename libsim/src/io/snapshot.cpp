@@ -589,9 +589,7 @@ model::Task task_template(const PodObject& pod) {
   task.placement = pod.placement;
   task.nominated_node = pod.nominated_node;
   task.request = pod.requests.base;
-  auto app = pod.labels.find("app");
-  task.reservation = app != pod.labels.end() && app->second == "kai-resource-reservation" &&
-                     pod.ns == kReservationNamespace;
+  task.reservation = pod.reservation_label && pod.ns == kReservationNamespace;
   if (auto it = pod.labels.find("kai.scheduler/task-priority"); it != pod.labels.end()) {
     char* end = nullptr;
     const long long v = std::strtoll(it->second.c_str(), &end, 10);
@@ -669,10 +667,10 @@ void parse_into(const Objects& objects, ParsedObjects& out) {
   for (const Field& f : objects.pods) {
     out.pods.push_back(read_pod(f));
     PodObject& pod = out.pods.back();
-    pod.base = task_template(pod);
-    if (auto it = pod.annotations.find(std::string(kPodGroupAnnotation)); it != pod.annotations.end()) pod.pod_group = it->second;
     auto app = pod.labels.find("app");
     pod.reservation_label = app != pod.labels.end() && app->second == "kai-resource-reservation";
+    pod.base = task_template(pod);  // reads reservation_label
+    if (auto it = pod.annotations.find(std::string(kPodGroupAnnotation)); it != pod.annotations.end()) pod.pod_group = it->second;
   }
 }
 
