@@ -65,7 +65,7 @@ model::ClusterState build_state(const json& c, const std::map<std::string, PodSt
   for (const json& n : c.at("nodes")) {
     model::Node node;
     node.name = n.at("name").get<std::string>();
-    node.labels = n.at("labels").get<model::Labels>();
+    node.labels = model::Labels(n.at("labels").get<model::Labels::Map>());
     sim::ResourceVec alloc = sim::ResourceVec::Zero();
     sim::at(alloc, Resource::CPU) = n.at("cpu_milli").get<double>();
     sim::at(alloc, Resource::MEMORY) = n.at("memory_bytes").get<double>();
@@ -178,7 +178,7 @@ model::ClusterState build_state(const json& c, const std::map<std::string, PodSt
       if (t.contains("task_priority")) {
         task.task_priority = t.at("task_priority").get<std::int64_t>();
         task.has_task_priority = true;
-        task.labels["kai.scheduler/task-priority"] = std::to_string(task.task_priority);
+        task.labels = model::Labels({{"kai.scheduler/task-priority", std::to_string(task.task_priority)}});
       }
       if (t.contains("node_affinity")) {
         model::NodeSelectorTerm term;

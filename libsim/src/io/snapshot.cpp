@@ -72,15 +72,13 @@ void add_raw_objects(const Field& raw, Objects& out, Diagnostics& diagnostics) {
 // ---------------------------------------------------------------- small field helpers
 
 Labels read_string_map(const Field& f) {
-  Labels out;
-  if (f.is_null()) return out;
+  Labels::Map out;
+  if (f.is_null()) return Labels();
   f.expect_map();
   for (auto it = f.node().begin(); it != f.node().end(); ++it) {
-    const Field value(it->second, f.path() + "." + it->first.Scalar(), nullptr);
     out[it->first.Scalar()] = it->second.IsNull() ? std::string() : Field(it->second, f.path(), nullptr).string();
-    (void)value;
   }
-  return out;
+  return Labels(std::move(out));
 }
 
 std::optional<std::int64_t> read_time(const Field& f) {
@@ -704,7 +702,18 @@ model::ClusterState build_cluster_state(const std::vector<Field>& docs, const Sn
 
 model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects*>& parts,
                                            const SnapshotOptions& options, Diagnostics& diagnostics) {
+  return assemble_cluster_state(parts, options, diagnostics, model::ClusterState{});
+}
+
+model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects*>& parts,
+                                           const SnapshotOptions& options, Diagnostics& diagnostics,
+                                           model::ClusterState recycled) {
+  // Only the three big vectors are carried over, and every element in use is assigned anew
+  // below; everything else starts from its default.
   model::ClusterState state;
+  state.nodes = std::move(recycled.nodes);
+  state.tasks = std::move(recycled.tasks);
+  state.jobs = std::move(recycled.jobs);
   std::int64_t latest = 0;
   for (const ParsedObjects* p : parts) latest = std::max(latest, p->latest_time);
   state.now_ns = options.now_ns.value_or(latest);
@@ -741,12 +750,34 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
   state.queues.resize(state.queue_tree.size());
   for (QueueId q : state.queue_tree.level_order()) state.queues[q] = specs[state.queue_tree.source_index(q)];
 
+  // Sized up front: the replay assembles thousands of nodes and pods every computed cycle.
+  std::size_t node_count = 0, pod_count = 0, group_count = 0;
+  for (const ParsedObjects* p : parts) {
+    node_count += p->nodes.size();
+    pod_count += p->pods.size();
+    group_count += p->pod_groups.size();
+  }
+  // The name index of the recycled state still holds when the same nodes come in the same order.
+  bool same_nodes = recycled.node_by_name.size() == node_count && state.nodes.size() >= node_count;
+  for (std::size_t i = 0; const ParsedObjects* p : parts) {
+    for (const auto& entry : p->nodes) {
+      if (!same_nodes) break;
+      same_nodes = state.nodes[NodeId(static_cast<NodeId::value_type>(i++))].name == entry.second.name;
+    }
+  }
+  if (same_nodes) state.node_by_name = std::move(recycled.node_by_name);
+  state.nodes.resize(node_count);
+  state.node_by_name.reserve(node_count);
+  state.tasks.resize(pod_count);
+  std::size_t next_node = 0;
   for (const ParsedObjects* p : parts) {
     for (const auto& [f, parsed_node] : p->nodes) {
-      if (state.node_by_name.contains(parsed_node.name)) f.fail("duplicate node \"" + parsed_node.name + "\"");
-      const NodeId id = state.nodes.next_id();
-      state.node_by_name.emplace(parsed_node.name, id);
-      state.nodes.push_back(parsed_node);
+      const NodeId id(static_cast<NodeId::value_type>(next_node++));
+      if (!same_nodes) {
+        if (state.node_by_name.contains(parsed_node.name)) f.fail("duplicate node \"" + parsed_node.name + "\"");
+        state.node_by_name.emplace(parsed_node.name, id);
+      }
+      state.nodes[id] = parsed_node;
     }
   }
   model::update_gpu_memory_bounds(state);
@@ -768,8 +799,19 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
   };
 
   std::unordered_map<std::string, JobId> job_by_name;
+  job_by_name.reserve(group_count + pod_count);
+  IdVector<JobId, model::Job> spare_jobs = std::move(state.jobs);
+  state.jobs = {};
+  state.jobs.reserve(group_count + pod_count);
   auto add_job = [&](const PodGroupObject& pg) {
+    const JobId id = state.jobs.next_id();
     model::Job job;
+    if (id.index() < spare_jobs.size()) {
+      // Reuse the memory of last cycle's job: every field is assigned below or reset here.
+      job = std::move(spare_jobs[id]);
+      job.tasks.clear();
+      job.problem.clear();
+    }
     job.name = pg.name;
     job.ns = pg.ns;
     job.queue_name = pg.queue;
@@ -782,7 +824,6 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
     job.last_start_ns = pg.last_start_ns;
     job.stale_since_ns = pg.stale_since_ns;
     if (!job.queue.valid()) job.problem = "queue \"" + pg.queue + "\" does not exist";
-    const JobId id = state.jobs.next_id();
     job_by_name.emplace(job.name, id);  // KAI keys PodGroups by name only
     state.jobs.push_back(std::move(job));
     return id;
@@ -804,10 +845,11 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
   // Reservation pods first: they hold everything except GPUs (cluster_info.go snapshotPods).
   std::stable_partition(pods.begin(), pods.end(), [](const PodObject* p) { return p->reservation_label; });
 
-  for (const PodObject* pod_ptr : pods) {
-    const PodObject& pod = *pod_ptr;
-    model::Task task = pod.base;
-    task.id = state.tasks.next_id();
+  for (std::size_t i = 0; i < pods.size(); ++i) {
+    const PodObject& pod = *pods[i];
+    model::Task& task = state.tasks[TaskId(static_cast<TaskId::value_type>(i))];
+    task = pod.base;
+    task.id = TaskId(static_cast<TaskId::value_type>(i));
     const BindRequestObject* br = nullptr;
     if (!binds.empty()) {  // the replay never has BindRequests: skip building the key
       const auto br_it = binds.find(pod.ns + "/" + pod.name);
@@ -853,7 +895,6 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
       }
     }
     if (task.node.valid() && model::is_active_used(task.status)) state.nodes[task.node].add_task(task);
-    state.tasks.push_back(std::move(task));
   }
   return state;
 }

@@ -21,6 +21,12 @@ std::shared_ptr<const ParsedObjects> parse_objects(const Field& doc, Diagnostics
 /// The cluster state of all `parts`, in their order (build_cluster_state's rules).
 model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects*>& parts,
                                            const SnapshotOptions& options, Diagnostics& diagnostics);
+/// The same, built in `recycled`'s storage: a replay assembles thousands of nodes and pods every
+/// cycle, and assigning over last cycle's objects reuses their memory instead of allocating
+/// anew. The result depends only on `parts`, never on what `recycled` held.
+model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects*>& parts,
+                                           const SnapshotOptions& options, Diagnostics& diagnostics,
+                                           model::ClusterState recycled);
 
 /// Like load_snapshot, over documents that are already parsed. Each Field keeps a pointer to its
 /// file name, which must outlive the call.

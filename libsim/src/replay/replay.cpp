@@ -140,6 +140,7 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
       if (sc.usage.enabled) usage_db.observe(now, metrics.allocated_by_queue(), node_capacity(ssn.state));
       const bool repeats = options.reuse_unchanged_cycles && outcome_repeats(ssn, sc);
       repeatable_version = repeats ? world.version() : kNoVersion;
+      world.recycle(std::move(state));
       ++result.cycles;
       next_cycle += sc.period_ms;
       if (sc.end_when_drained && next_step == sc.steps.size() && !world.has_pods()) end = now;

@@ -55,6 +55,15 @@ std::string format_time(std::int64_t ms) {
 
 std::int64_t epoch_ns(std::int64_t ms) { return (kEpochSeconds * 1000 + ms) * 1'000'000; }
 
+void World::put(const std::string& key, Object obj) {
+  objects_[key] = std::move(obj);
+  order_.clear();
+}
+
+void World::drop(const std::string& key) {
+  if (objects_.erase(key) > 0) order_.clear();
+}
+
 YAML::Node World::edit(Object& obj) {
   ++version_;
   obj.parsed.reset();
@@ -141,7 +150,7 @@ void World::apply(const Manifest& m, std::int64_t now_ms, std::vector<PodEvent>&
     events.push_back({now_ms, "submit", str(doc, "metadata", "namespace") + "/" + str(doc, "metadata", "name"),
                       queue_of(doc), "", "", "", requested_gpus(doc)});
   }
-  objects_[key] = Object{doc, std::make_shared<const std::string>(m.file)};
+  put(key, Object{doc, std::make_shared<const std::string>(m.file)});
   // A pod applied with spec.nodeName needs no scheduler: the kubelet starts it.
   if (kind == "Pod" && !str(doc, "spec", "nodeName").empty() && str(doc, "status", "phase") == "Pending") {
     mark_running(key, now_ms);
@@ -169,7 +178,7 @@ void World::group_bare_pod(YAML::Node pod, const std::string& file, std::int64_t
   const std::string preemptibility = str(pod["metadata"], "labels", "kai.scheduler/preemptibility");
   if (!preemptibility.empty()) pg["spec"]["preemptibility"] = preemptibility;
   pod["metadata"]["annotations"]["pod-group-name"] = name;
-  objects_["PodGroup/" + ns + "/" + name] = Object{pg, std::make_shared<const std::string>(file)};
+  put("PodGroup/" + ns + "/" + name, Object{pg, std::make_shared<const std::string>(file)});
 }
 
 void World::start_termination(const std::string& key, std::int64_t now_ms, std::vector<PodEvent>& events) {
@@ -182,7 +191,7 @@ void World::start_termination(const std::string& key, std::int64_t now_ms, std::
   if (phase != "Running" && str(doc, "spec", "nodeName").empty()) {
     // Never started: the API server removes it at once.
     binding_.erase(key);
-    objects_.erase(key);
+    drop(key);
     gone_[pod] = "Deleted";
     events.push_back({now_ms, "gone", pod, queue_of(doc), "", "", "", requested_gpus(doc)});
     return;
@@ -221,7 +230,7 @@ void World::remove(const ObjectRef& ref, std::int64_t now_ms, std::vector<PodEve
     start_termination(key, now_ms, events);
     return;
   }
-  objects_.erase(it);
+  drop(key);
 }
 
 // The kubelet starts the pod; one with a run time (kaisim/runtime) completes that long after.
@@ -252,19 +261,19 @@ void World::advance(std::int64_t now_ms, std::vector<PodEvent>& events) {
     auto found = objects_.find(key);
     if (found == objects_.end()) continue;  // deleted meanwhile: nothing left to complete
     const Object obj = found->second;
-    objects_.erase(found);
+    drop(key);
     const std::string ns = str(obj.doc, "metadata", "namespace");
     const std::string name = str(obj.doc, "metadata", "name");
     gone_[ns + "/" + name] = "Succeeded";
     events.push_back({now_ms, "complete", ns + "/" + name, queue_of(obj.doc), str(obj.doc, "spec", "nodeName"), "", "",
                       requested_gpus(obj.doc)});
     const std::string group = str(obj.doc["metadata"], "annotations", "pod-group-name");
-    if (group.rfind("pg-" + name + "-", 0) == 0) objects_.erase("PodGroup/" + ns + "/" + group);
+    if (group.rfind("pg-" + name + "-", 0) == 0) drop("PodGroup/" + ns + "/" + group);
   }
   for (const auto& [key, at] : terminating_.take_due(now_ms)) {
     ++version_;
     Object obj = objects_.at(key);
-    objects_.erase(key);
+    drop(key);
     const std::string ns = str(obj.doc, "metadata", "namespace");
     const std::string name = str(obj.doc, "metadata", "name");
     const std::string pod = ns + "/" + name;
@@ -274,7 +283,7 @@ void World::advance(std::int64_t now_ms, std::vector<PodEvent>& events) {
     if (!owned) {
       gone_[pod] = "Deleted";
       // The pod-grouper's PodGroup is owned by the bare pod: garbage-collected with it.
-      if (group.rfind("pg-" + name + "-", 0) == 0) objects_.erase("PodGroup/" + ns + "/" + group);
+      if (group.rfind("pg-" + name + "-", 0) == 0) drop("PodGroup/" + ns + "/" + group);
       continue;
     }
     // A controller brings the pod back as a new Pending pod of the same PodGroup.
@@ -289,22 +298,27 @@ void World::advance(std::int64_t now_ms, std::vector<PodEvent>& events) {
     fresh["status"]["phase"] = "Pending";
     if (fresh["metadata"]["labels"].IsDefined()) fresh["metadata"]["labels"].remove("runai-gpu-group");
     if (fresh["metadata"]["annotations"].IsDefined()) fresh["metadata"]["annotations"].remove("received-resource-type");
-    objects_[key_of(fresh)] = Object{fresh, obj.file};
+    put(key_of(fresh), Object{fresh, obj.file});
     events.push_back({now_ms, "recreate", ns + "/" + str(fresh, "metadata", "name"), queue_of(fresh), "", "", "",
                       requested_gpus(fresh)});
   }
 }
 
 model::ClusterState World::snapshot(std::int64_t now_ms, Diagnostics& diagnostics) {
+  if (order_.empty()) {
+    for (auto& [key, obj] : objects_) order_.push_back(&obj);
+  }
   std::vector<const io::ParsedObjects*> parts;
-  parts.reserve(objects_.size());
-  for (auto& [key, obj] : objects_) {
-    if (!obj.parsed) obj.parsed = io::parse_objects(io::Field(obj.doc, "", obj.file.get()), diagnostics);
-    parts.push_back(obj.parsed.get());
+  parts.reserve(order_.size());
+  for (Object* obj : order_) {
+    if (!obj->parsed) obj->parsed = io::parse_objects(io::Field(obj->doc, "", obj->file.get()), diagnostics);
+    parts.push_back(obj->parsed.get());
   }
   io::SnapshotOptions options;
   options.now_ns = epoch_ns(now_ms);
-  model::ClusterState state = io::assemble_cluster_state(parts, options, diagnostics);
+  model::ClusterState state = io::assemble_cluster_state(parts, options, diagnostics, std::move(spare_state_));
+  snapshot_marks_.clear();
+  for (const model::Job& job : state.jobs) snapshot_marks_.emplace_back(job.last_start_ns, job.stale_since_ns);
   state.next_gpu_group = next_gpu_group;
   return state;
 }
@@ -348,8 +362,13 @@ void World::apply_decisions(const sched::Session& ssn, std::int64_t now_ms, std:
                       event_gpus(t), beneficiary_queue});
     if (objects_.contains(pod_key(t))) start_termination(pod_key(t), now_ms, events);
   }
-  // Scheduler annotations on PodGroups: last start and staleness.
+  // Scheduler annotations on PodGroups: last start and staleness, for the jobs whose marks the
+  // cycle changed.
   for (const model::Job& job : state.jobs) {
+    const std::size_t index = static_cast<std::size_t>(&job - &*state.jobs.begin());
+    if (index < snapshot_marks_.size() && snapshot_marks_[index] == std::pair(job.last_start_ns, job.stale_since_ns)) {
+      continue;
+    }
     auto it = objects_.find("PodGroup/" + job.ns + "/" + job.name);
     if (it == objects_.end()) continue;
     const std::string last = job.last_start_ns ? format_time((*job.last_start_ns - epoch_ns(0)) / 1'000'000) : "";

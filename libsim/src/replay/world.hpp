@@ -48,6 +48,8 @@ class World {
 
   /// The cluster state a scheduling cycle starting now sees.
   model::ClusterState snapshot(std::int64_t now_ms, Diagnostics& diagnostics);
+  /// Hands a finished cycle's state back: the next snapshot is built in its memory.
+  void recycle(model::ClusterState&& state) { spare_state_ = std::move(state); }
   /// Writes a finished cycle's committed decisions back into the objects.
   void apply_decisions(const sched::Session& ssn, std::int64_t now_ms, std::int64_t bind_delay_ms,
                        std::vector<PodEvent>& events);
@@ -73,6 +75,9 @@ class World {
   };
   /// The object's document, for a change: forgets its typed reading and counts a new version.
   YAML::Node edit(Object& obj);
+  /// Adds (or replaces) and removes objects; both forget `order_`.
+  void put(const std::string& key, Object obj);
+  void drop(const std::string& key);
   std::string key_of(const YAML::Node& doc) const;
   void group_bare_pod(YAML::Node pod, const std::string& file, std::int64_t now_ms);
   double requested_gpus(const YAML::Node& pod) const;
@@ -82,6 +87,7 @@ class World {
 
   std::int64_t default_grace_ms_;
   std::map<std::string, Object> objects_;           // kind/namespace/name -> object
+  std::vector<Object*> order_;  // objects_ in key order, rebuilt after an object is added or removed
   Timers terminating_;  // pod key -> removal time
   Timers binding_;      // pod key -> running time
   Timers completing_;   // pod key -> completion time (kaisim/runtime)
@@ -89,6 +95,9 @@ class World {
   std::map<std::string, int> recreated_;             // controller-owned pods recreated so far
   std::map<std::string, std::string> gone_;          // pods deleted for good -> "Deleted"
   std::uint64_t next_uid_ = 0;
+  model::ClusterState spare_state_;
+  /// Each job's last-start and stale marks as the last snapshot read them from its PodGroup.
+  std::vector<std::pair<std::optional<std::int64_t>, std::optional<std::int64_t>>> snapshot_marks_;
 };
 
 /// Timestamps in the objects are RFC 3339; virtual time 0 is this instant (2026-01-01T00:00:00Z).

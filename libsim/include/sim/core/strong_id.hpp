@@ -37,6 +37,7 @@ class IdVector {
   bool empty() const { return data_.empty(); }
   void push_back(T value) { data_.push_back(std::move(value)); }
   void resize(std::size_t n) { data_.resize(n); }
+  void reserve(std::size_t n) { data_.reserve(n); }
   Id next_id() const { return Id(static_cast<typename Id::value_type>(data_.size())); }
   auto begin() { return data_.begin(); }
   auto end() { return data_.end(); }

@@ -3,12 +3,38 @@
 // node selector and required node affinity. Plain data; matching lives in sched/predicates.
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace sim::model {
 
-using Labels = std::map<std::string, std::string>;
+/// Kubernetes labels, read-only once built. Copies share one map: a replay copies every node
+/// and pod into a fresh cluster state each cycle, and labels never change inside a cycle.
+class Labels {
+ public:
+  using Map = std::map<std::string, std::string>;
+  using const_iterator = Map::const_iterator;
+
+  Labels() = default;
+  explicit Labels(Map map) : map_(map.empty() ? nullptr : std::make_shared<const Map>(std::move(map))) {}
+
+  const Map& map() const { return map_ ? *map_ : no_labels(); }
+  const_iterator begin() const { return map().begin(); }
+  const_iterator end() const { return map().end(); }
+  const_iterator find(const std::string& key) const { return map().find(key); }
+  bool contains(const std::string& key) const { return map().contains(key); }
+  const std::string& at(const std::string& key) const { return map().at(key); }
+  std::size_t size() const { return map().size(); }
+  bool empty() const { return map().empty(); }
+
+ private:
+  static const Map& no_labels() {
+    static const Map none;
+    return none;
+  }
+  std::shared_ptr<const Map> map_;
+};
 
 /// A node taint. `effect` is NoSchedule, PreferNoSchedule or NoExecute.
 struct Taint {
