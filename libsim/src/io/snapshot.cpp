@@ -714,25 +714,34 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
   state.nodes = std::move(recycled.nodes);
   state.tasks = std::move(recycled.tasks);
   state.jobs = std::move(recycled.jobs);
+  // One pass over the parts (a replay has one per object, thousands of them), kind by kind after.
   std::int64_t latest = 0;
-  for (const ParsedObjects* p : parts) latest = std::max(latest, p->latest_time);
+  std::vector<const model::PriorityClass*> class_objects;
+  std::vector<const Field*> queue_fields;
+  std::vector<const std::pair<Field, model::Node>*> node_objects;
+  std::vector<const BindRequestObject*> bind_objects;
+  std::vector<const PodGroupObject*> group_objects;
+  std::vector<const PodObject*> pods;
+  for (const ParsedObjects* p : parts) {
+    latest = std::max(latest, p->latest_time);
+    for (const model::PriorityClass& pc : p->priority_classes) class_objects.push_back(&pc);
+    for (const Field& f : p->queues) queue_fields.push_back(&f);
+    for (const auto& n : p->nodes) node_objects.push_back(&n);
+    for (const BindRequestObject& br : p->bind_requests) bind_objects.push_back(&br);
+    for (const PodGroupObject& pg : p->pod_groups) group_objects.push_back(&pg);
+    for (const PodObject& pod : p->pods) pods.push_back(&pod);
+  }
   state.now_ns = options.now_ns.value_or(latest);
 
   state.priority_classes = model::default_priority_classes();
-  for (const ParsedObjects* p : parts) {
-    for (const model::PriorityClass& pc : p->priority_classes) {
-      auto same = std::find_if(state.priority_classes.begin(), state.priority_classes.end(),
-                               [&](const auto& c) { return c.name == pc.name; });
-      if (same != state.priority_classes.end()) *same = pc;
-      else state.priority_classes.push_back(pc);
-    }
+  for (const model::PriorityClass* pc : class_objects) {
+    auto same = std::find_if(state.priority_classes.begin(), state.priority_classes.end(),
+                             [&](const auto& c) { return c.name == pc->name; });
+    if (same != state.priority_classes.end()) *same = *pc;
+    else state.priority_classes.push_back(*pc);
   }
 
   // Queues: KAI drops orphan subtrees; the tree keeps the survivors in canonical order.
-  std::vector<const Field*> queue_fields;
-  for (const ParsedObjects* p : parts) {
-    for (const Field& f : p->queues) queue_fields.push_back(&f);
-  }
   std::vector<model::QueueSpec> specs;
   for (std::size_t i = 0; i < queue_fields.size(); ++i) {
     specs.push_back(read_queue_object(*queue_fields[i], static_cast<std::int64_t>(i), diagnostics));
@@ -750,44 +759,31 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
   state.queues.resize(state.queue_tree.size());
   for (QueueId q : state.queue_tree.level_order()) state.queues[q] = specs[state.queue_tree.source_index(q)];
 
-  // Sized up front: the replay assembles thousands of nodes and pods every computed cycle.
-  std::size_t node_count = 0, pod_count = 0, group_count = 0;
-  for (const ParsedObjects* p : parts) {
-    node_count += p->nodes.size();
-    pod_count += p->pods.size();
-    group_count += p->pod_groups.size();
-  }
   // The name index of the recycled state still holds when the same nodes come in the same order.
+  const std::size_t node_count = node_objects.size();
   bool same_nodes = recycled.node_by_name.size() == node_count && state.nodes.size() >= node_count;
-  for (std::size_t i = 0; const ParsedObjects* p : parts) {
-    for (const auto& entry : p->nodes) {
-      if (!same_nodes) break;
-      same_nodes = state.nodes[NodeId(static_cast<NodeId::value_type>(i++))].name == entry.second.name;
-    }
+  for (std::size_t i = 0; same_nodes && i < node_count; ++i) {
+    same_nodes = state.nodes[NodeId(static_cast<NodeId::value_type>(i))].name == node_objects[i]->second.name;
   }
   if (same_nodes) state.node_by_name = std::move(recycled.node_by_name);
   state.nodes.resize(node_count);
   state.node_by_name.reserve(node_count);
-  state.tasks.resize(pod_count);
-  std::size_t next_node = 0;
-  for (const ParsedObjects* p : parts) {
-    for (const auto& [f, parsed_node] : p->nodes) {
-      const NodeId id(static_cast<NodeId::value_type>(next_node++));
-      if (!same_nodes) {
-        if (state.node_by_name.contains(parsed_node.name)) f.fail("duplicate node \"" + parsed_node.name + "\"");
-        state.node_by_name.emplace(parsed_node.name, id);
-      }
-      state.nodes[id] = parsed_node;
+  state.tasks.resize(pods.size());
+  for (std::size_t i = 0; i < node_count; ++i) {
+    const auto& [f, parsed_node] = *node_objects[i];
+    const NodeId id(static_cast<NodeId::value_type>(i));
+    if (!same_nodes) {
+      if (state.node_by_name.contains(parsed_node.name)) f.fail("duplicate node \"" + parsed_node.name + "\"");
+      state.node_by_name.emplace(parsed_node.name, id);
     }
+    state.nodes[id] = parsed_node;
   }
   model::update_gpu_memory_bounds(state);
 
   std::unordered_map<std::string, const BindRequestObject*> binds;
-  for (const ParsedObjects* p : parts) {
-    for (const BindRequestObject& br : p->bind_requests) {
-      if (br.finally_failed || !state.node_by_name.contains(br.node)) continue;
-      binds[br.pod_key] = &br;
-    }
+  for (const BindRequestObject* br : bind_objects) {
+    if (br->finally_failed || !state.node_by_name.contains(br->node)) continue;
+    binds[br->pod_key] = br;
   }
 
   auto priority_of = [&](const std::string& class_name, bool& found) {
@@ -799,10 +795,10 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
   };
 
   std::unordered_map<std::string, JobId> job_by_name;
-  job_by_name.reserve(group_count + pod_count);
+  job_by_name.reserve(group_objects.size() + pods.size());
   IdVector<JobId, model::Job> spare_jobs = std::move(state.jobs);
   state.jobs = {};
-  state.jobs.reserve(group_count + pod_count);
+  state.jobs.reserve(group_objects.size() + pods.size());
   auto add_job = [&](const PodGroupObject& pg) {
     const JobId id = state.jobs.next_id();
     model::Job job;
@@ -828,20 +824,14 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
     state.jobs.push_back(std::move(job));
     return id;
   };
-  for (const ParsedObjects* p : parts) {
-    for (const PodGroupObject& pg : p->pod_groups) {
-      if (job_by_name.contains(pg.name)) {
-        diagnostics.warn(pg.source.where(), pg.source.path(),
-                         "PodGroup name \"" + pg.name + "\" repeats; KAI keys PodGroups by name, the later one wins");
-      }
-      add_job(pg);
+  for (const PodGroupObject* pg : group_objects) {
+    if (job_by_name.contains(pg->name)) {
+      diagnostics.warn(pg->source.where(), pg->source.path(),
+                       "PodGroup name \"" + pg->name + "\" repeats; KAI keys PodGroups by name, the later one wins");
     }
+    add_job(*pg);
   }
 
-  std::vector<const PodObject*> pods;
-  for (const ParsedObjects* p : parts) {
-    for (const PodObject& pod : p->pods) pods.push_back(&pod);
-  }
   // Reservation pods first: they hold everything except GPUs (cluster_info.go snapshotPods).
   std::stable_partition(pods.begin(), pods.end(), [](const PodObject* p) { return p->reservation_label; });
 

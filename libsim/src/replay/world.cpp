@@ -55,13 +55,25 @@ std::string format_time(std::int64_t ms) {
 
 std::int64_t epoch_ns(std::int64_t ms) { return (kEpochSeconds * 1000 + ms) * 1'000'000; }
 
+// order_ follows objects_ by binary search: a cycle then reads the objects in key order without
+// walking the map.
+namespace {
+template <typename Order>
+auto position(Order& order, const std::string& key) {
+  return std::lower_bound(order.begin(), order.end(), key, [](const auto& entry, const std::string& k) { return *entry.first < k; });
+}
+}  // namespace
+
 void World::put(const std::string& key, Object obj) {
-  objects_[key] = std::move(obj);
-  order_.clear();
+  auto [it, added] = objects_.insert_or_assign(key, std::move(obj));
+  if (added) order_.insert(position(order_, key), {&it->first, &it->second});
 }
 
 void World::drop(const std::string& key) {
-  if (objects_.erase(key) > 0) order_.clear();
+  auto it = objects_.find(key);
+  if (it == objects_.end()) return;
+  order_.erase(position(order_, key));
+  objects_.erase(it);
 }
 
 YAML::Node World::edit(Object& obj) {
@@ -305,12 +317,9 @@ void World::advance(std::int64_t now_ms, std::vector<PodEvent>& events) {
 }
 
 model::ClusterState World::snapshot(std::int64_t now_ms, Diagnostics& diagnostics) {
-  if (order_.empty()) {
-    for (auto& [key, obj] : objects_) order_.push_back(&obj);
-  }
   std::vector<const io::ParsedObjects*> parts;
   parts.reserve(order_.size());
-  for (Object* obj : order_) {
+  for (auto [key, obj] : order_) {
     if (!obj->parsed) obj->parsed = io::parse_objects(io::Field(obj->doc, "", obj->file.get()), diagnostics);
     parts.push_back(obj->parsed.get());
   }

@@ -75,7 +75,7 @@ class World {
   };
   /// The object's document, for a change: forgets its typed reading and counts a new version.
   YAML::Node edit(Object& obj);
-  /// Adds (or replaces) and removes objects; both forget `order_`.
+  /// Adds (or replaces) and removes objects, keeping `order_` in step.
   void put(const std::string& key, Object obj);
   void drop(const std::string& key);
   std::string key_of(const YAML::Node& doc) const;
@@ -87,7 +87,7 @@ class World {
 
   std::int64_t default_grace_ms_;
   std::map<std::string, Object> objects_;           // kind/namespace/name -> object
-  std::vector<Object*> order_;  // objects_ in key order, rebuilt after an object is added or removed
+  std::vector<std::pair<const std::string*, Object*>> order_;  // objects_ in key order
   Timers terminating_;  // pod key -> removal time
   Timers binding_;      // pod key -> running time
   Timers completing_;   // pod key -> completion time (kaisim/runtime)
