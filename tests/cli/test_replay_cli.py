@@ -81,6 +81,9 @@ BAD = [
     ("schema_version: 1\ncluster:\n  nodePools: [{name: n, gpusPerNode: 1, gpuModel: H100-80GB, mig: {1g.5gb: 1}}]\n",
      "s.yaml:3:76: cluster.nodePools[0].mig.1g.5gb: not a MIG profile of H100-80GB (1g.10gb, 1g.20gb, 2g.20gb, "
      "3g.40gb, 4g.40gb, 7g.80gb)"),
+    ("schema_version: 1\nmanifests:\n  - &n {apiVersion: v1, kind: Node, metadata: {name: a}}\n"
+     "steps:\n  - at: 5s\n    apply: [{<<: *n, status: {allocatable: {cpu: '2'}}}]\n",
+     's.yaml:6:13: steps[0].apply[0]: missing required field "kind" (YAML merge keys `<<` are not supported)'),
 ]
 
 

@@ -103,6 +103,13 @@ class Loader {
   }
 
  private:
+  // yaml-cpp reads a merge key (`<<: *anchor`) as an ordinary key, so such a manifest has no kind.
+  static void require_kind(const Field& manifest) {
+    if (manifest.member("kind").optional_string().value_or("").empty()) {
+      manifest.fail("missing required field \"kind\" (YAML merge keys `<<` are not supported)");
+    }
+  }
+
   // A list of manifest file names (relative to the scenario) or inline manifests.
   std::vector<Manifest> manifests(const Field& list) {
     std::vector<Manifest> out;
@@ -111,6 +118,7 @@ class Loader {
     for (std::size_t i = 0; i < list.size(); ++i) {
       const Field entry = list.item(i);
       if (entry.is_map()) {
+        require_kind(entry);
         out.push_back({entry.node(), *files_.front()});
         continue;
       }
@@ -120,7 +128,7 @@ class Loader {
       for (const YAML::Node& doc : io::parse_documents(read_file(path, entry), name)) {
         const Field f(doc, "", &name);
         f.expect_map();
-        if (f.member("kind").optional_string().value_or("").empty()) f.fail("missing required field \"kind\"");
+        require_kind(f);
         out.push_back({doc, name});
       }
     }

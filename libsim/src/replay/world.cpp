@@ -6,21 +6,12 @@
 #include "generators.hpp"
 #include "io/snapshot_fields.hpp"
 #include "io/yaml_field.hpp"
+#include "yaml_text.hpp"
 
 namespace sim::replay {
 namespace {
 
 constexpr std::int64_t kEpochSeconds = 1767225600;  // 2026-01-01T00:00:00Z
-
-// Reads n[a] (or n[a][b]) as text. Never assigns one YAML::Node variable to another here: in
-// yaml-cpp that copies the value into the referenced node instead of rebinding the variable.
-std::string str(const YAML::Node& n, const char* a, const char* b = nullptr) {
-  const YAML::Node x = n[a];
-  if (b == nullptr) return x.IsDefined() && x.IsScalar() ? x.Scalar() : std::string();
-  if (!x.IsDefined() || !x.IsMap()) return std::string();
-  const YAML::Node y = x[b];
-  return y.IsDefined() && y.IsScalar() ? y.Scalar() : std::string();
-}
 
 // GPUs a bound pod holds for events: what it accepted, or its MIG instances as KAI counts them.
 double event_gpus(const model::Task& t) {
@@ -145,6 +136,7 @@ void World::apply(const Manifest& m, std::int64_t now_ms, std::vector<PodEvent>&
     existing->second.doc.reset(doc);  // rebind: Node::operator= would write into the old document
     existing->second.parsed.reset();
     existing->second.scheduler_marks.reset();
+    if (kind == "Node") node_condition_changed(str(doc, "metadata", "name"), doc, now_ms);
     return;
   }
   ++version_;
@@ -163,9 +155,11 @@ void World::apply(const Manifest& m, std::int64_t now_ms, std::vector<PodEvent>&
                       queue_of(doc), "", "", "", requested_gpus(doc)});
   }
   put(key, Object{doc, std::make_shared<const std::string>(m.file)});
+  if (kind == "Node") node_condition_changed(str(doc, "metadata", "name"), doc, now_ms);
   // A pod applied with spec.nodeName needs no scheduler: the kubelet starts it.
-  if (kind == "Pod" && !str(doc, "spec", "nodeName").empty() && str(doc, "status", "phase") == "Pending") {
-    mark_running(key, now_ms);
+  if (kind == "Pod" && !str(doc, "spec", "nodeName").empty()) {
+    if (str(doc, "status", "phase") == "Pending") mark_running(key, now_ms);
+    schedule_taint_eviction(key, now_ms);
   }
 }
 
@@ -223,6 +217,7 @@ void World::remove(const ObjectRef& ref, std::int64_t now_ms, std::vector<PodEve
   if (it == objects_.end()) return;
   ++version_;
   if (ref.kind == "Node") {
+    node_taints_.erase(ref.name);
     // The pod garbage collector deletes pods bound to a node that no longer exists, at once.
     std::vector<std::string> lost;
     for (const auto& [pod_key, obj] : objects_) {
@@ -257,7 +252,7 @@ void World::mark_running(const std::string& key, std::int64_t since_ms) {
 
 std::int64_t World::next_due() const {
   std::int64_t next = -1;
-  for (const Timers* timers : {&terminating_, &binding_, &completing_}) {
+  for (const Timers* timers : {&terminating_, &binding_, &completing_, &taint_evictions_}) {
     const std::int64_t at = timers->next();
     if (at >= 0) next = next < 0 ? at : std::min(next, at);
   }
@@ -282,6 +277,7 @@ void World::advance(std::int64_t now_ms, std::vector<PodEvent>& events) {
     const std::string group = str(obj.doc["metadata"], "annotations", "pod-group-name");
     if (group.rfind("pg-" + name + "-", 0) == 0) drop("PodGroup/" + ns + "/" + group);
   }
+  evict_for_taints(now_ms, events);
   for (const auto& [key, at] : terminating_.take_due(now_ms)) {
     ++version_;
     Object obj = objects_.at(key);

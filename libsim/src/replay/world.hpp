@@ -83,6 +83,11 @@ class World {
   double requested_gpus(const YAML::Node& pod) const;
   std::string queue_of(const YAML::Node& pod) const;
   void mark_running(const std::string& key, std::int64_t since_ms);
+  // The node lifecycle controller (node_lifecycle.cpp): taints a node that stops being Ready and
+  // evicts its pods once their toleration runs out.
+  void node_condition_changed(const std::string& node, const YAML::Node& doc, std::int64_t now_ms);
+  void schedule_taint_eviction(const std::string& key, std::int64_t now_ms);
+  void evict_for_taints(std::int64_t now_ms, std::vector<PodEvent>& events);
   void start_termination(const std::string& key, std::int64_t now_ms, std::vector<PodEvent>& events);
 
   std::int64_t default_grace_ms_;
@@ -91,6 +96,8 @@ class World {
   Timers terminating_;  // pod key -> removal time
   Timers binding_;      // pod key -> running time
   Timers completing_;   // pod key -> completion time (kaisim/runtime)
+  Timers taint_evictions_;  // pod key -> when the node lifecycle controller deletes it
+  std::map<std::string, std::string> node_taints_;  // node -> its NoExecute lifecycle taint
   std::uint64_t version_ = 0;
   std::map<std::string, int> recreated_;             // controller-owned pods recreated so far
   std::map<std::string, std::string> gone_;          // pods deleted for good -> "Deleted"
