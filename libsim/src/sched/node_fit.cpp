@@ -194,8 +194,11 @@ std::vector<std::string> fitting_gpus(const Session& ssn, const model::Node& nod
   }
   const double idle = node.idle[kGpu], releasing = node.releasing[kGpu];
   if (idle > 0 || releasing > 0) {
-    const int whole = static_cast<int>(idle) + static_cast<int>(releasing);
-    for (int i = 0; i < whole; ++i) candidates.emplace_back(kWholeGpu);
+    // All markers are alike and sort together; the caller takes at most gpu.count of them, so
+    // listing more (KAI lists one per whole GPU) changes nothing but the work.
+    const std::int64_t whole = std::min<std::int64_t>(static_cast<std::int64_t>(idle) + static_cast<std::int64_t>(releasing),
+                                                      std::max<std::int64_t>(task.gpu.count, 1));
+    for (std::int64_t i = 0; i < whole; ++i) candidates.emplace_back(kWholeGpu);
   }
   // gpupack (default): whole GPUs score 0, groups their used portion; gpuspread the reverse.
   // Equal scores keep candidate order (groups by id, whole GPUs last).

@@ -19,7 +19,7 @@ bool fitting_node(Session& ssn, TaskId task, NodeId node, std::string* why = nul
 std::vector<NodeId> ordered_nodes(Session& ssn, TaskId task, const std::vector<NodeId>& nodes);
 
 /// Candidate GPUs for a fraction task on a node, best first: in-use groups it fits, then one
-/// "whole GPU" marker per idle or releasing whole GPU.
+/// "whole GPU" marker per idle or releasing whole GPU, at most as many as the task's devices.
 std::vector<std::string> fitting_gpus(const Session& ssn, const model::Node& node, const model::Task& task);
 
 /// The marker fitting_gpus() uses for "a new whole GPU".
