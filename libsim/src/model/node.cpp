@@ -1,6 +1,7 @@
 #include "sim/model/node.hpp"
 
 #include <cmath>
+#include <string_view>
 
 namespace sim::model {
 namespace {
@@ -110,22 +111,47 @@ std::int64_t Node::fitting_shared_group_count(const Task& task) const {
   return matching;
 }
 
-bool Node::task_fits(const Task& task, const ResourceVec& available, bool include_releasing) const {
-  if (task.is_regular_gpu_request() || task.is_mig_candidate()) {
-    if (!is_valid_gpu_portion(task.gpu) || !less_equal(task.request, available)) return false;
-    for (const auto& [resource, amount] : task.scalars) {
-      double free = get(scalars_idle, resource);
-      if (include_releasing) free += get(scalars_releasing, resource);
-      if (amount > free) return false;
-    }
-    return true;
-  }
+namespace {
+
+// isTaskAllocatableOnNonAllocatedResources one resource at a time: calls `lacks(name)` for each
+// resource the task needs more of than `available` holds, until it returns true (stop).
+template <typename Lacks>
+void visit_shortfalls(const Node& node, const Task& task, const ResourceVec& available, bool include_releasing,
+                      Lacks lacks) {
+  const bool whole_gpus = task.is_regular_gpu_request() || task.is_mig_candidate();
   for (int i = 0; i < kResourceCount; ++i) {
-    if (i != kGpu && task.request[i] > available[i]) return false;
+    if (i == kGpu && !whole_gpus) continue;
+    if (task.request[i] > available[i] && lacks(resource_name(static_cast<Resource>(i)))) return;
   }
-  if (!is_valid_gpu_portion(task.gpu)) return false;
+  if (whole_gpus) {
+    for (const auto& [resource, amount] : task.scalars) {
+      double free = get(node.scalars_idle, resource);
+      if (include_releasing) free += get(node.scalars_releasing, resource);
+      if (amount > free && lacks(resource)) return;
+    }
+    return;
+  }
+  // Fractions: whole idle GPUs plus shared GPUs with room, as many as the task's devices.
   const auto whole = static_cast<std::int64_t>(std::floor(available[kGpu]));
-  return whole + fitting_shared_group_count(task) >= task.gpu.count;
+  if (whole + node.fitting_shared_group_count(task) < task.gpu.count) (void)lacks("gpu");
+}
+
+}  // namespace
+
+bool Node::task_fits(const Task& task, const ResourceVec& available, bool include_releasing) const {
+  if (!is_valid_gpu_portion(task.gpu)) return false;
+  bool fits = true;
+  visit_shortfalls(*this, task, available, include_releasing, [&](std::string_view) { return !(fits = false); });
+  return fits;
+}
+
+std::string Node::lacking(const Task& task, const ResourceVec& available, bool include_releasing) const {
+  std::string out;
+  visit_shortfalls(*this, task, available, include_releasing, [&](std::string_view resource) {
+    out += (out.empty() ? "" : ", ") + std::string(resource);
+    return false;
+  });
+  return out;
 }
 
 ResourceVec Node::required_init_quota(const Task& task) const {

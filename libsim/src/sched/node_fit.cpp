@@ -133,29 +133,6 @@ bool enough_pod_slots(Session& ssn, const model::Task& task, const model::Node& 
 
 double free_resource(const model::Node& node, int index) { return node.idle[index] + node.releasing[index]; }
 
-// The resources a task lacks on a node (idle plus releasing), named for its pending reason.
-std::string short_of(const model::Task& task, const model::Node& node) {
-  const ResourceVec free = node.non_allocated();
-  std::string out;
-  auto add = [&](std::string_view name) { out += (out.empty() ? "" : ", ") + std::string(name); };
-  for (Resource r : {Resource::CPU, Resource::MEMORY, Resource::PODS}) {
-    if (task.request[index_of(r)] > free[index_of(r)]) add(resource_name(r));
-  }
-  if ((task.is_regular_gpu_request() && task.request[kGpu] > free[kGpu]) ||
-      (task.is_fraction_candidate() &&
-       static_cast<std::int64_t>(free[kGpu]) + node.fitting_shared_group_count(task) < task.gpu.count)) {
-    add("gpu");
-  }
-  for (const auto& [resource, amount] : task.scalars) {
-    double available = 0;
-    for (const auto* scalars : {&node.scalars_idle, &node.scalars_releasing}) {
-      if (auto it = scalars->find(resource); it != scalars->end()) available += it->second;
-    }
-    if (amount > available) add(resource);
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string describe_node(const model::Node& node) { return node.name; }
@@ -169,7 +146,7 @@ bool fitting_node(Session& ssn, TaskId task_id, NodeId node_id, std::string* why
   };
   if (!node.task_fits(task, node.non_allocated(), true)) {
     if (!why) return false;
-    const std::string lacking = short_of(task, node);
+    const std::string lacking = node.lacking(task, node.non_allocated(), true);
     return fail(lacking.empty() ? "not enough free resources" : "not enough free resources: " + lacking);
   }
   if (!ssn.config.predicates_enabled) return true;

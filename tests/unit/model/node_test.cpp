@@ -114,3 +114,26 @@ TEST_CASE("GPU memory conversions keep KAI's floating-point artefacts", "[model]
   CHECK(third.gpus() == 0.33);
   CHECK(a100.memory_as_portion(a100.gpu_memory_of(third)) == 0.34);  // 26640 MiB rounds up
 }
+
+TEST_CASE("a task that does not fit names what the node lacks", "[model][node]") {
+  Node n = l40s(1);
+  Task t;
+  t.id = TaskId(3);
+  t.gpu = GpuRequirement::with_gpus(2, 0);
+  sim::at(t.request, Resource::GPU) = 2;
+  sim::at(t.request, Resource::CPU) = 40000;
+  sim::at(t.request, Resource::PODS) = 1;
+  CHECK_FALSE(n.task_fits(t, n.idle, false));
+  CHECK(n.lacking(t, n.idle, false) == "cpu, gpu");
+  sim::at(t.request, Resource::CPU) = 1000;
+  t.gpu = GpuRequirement::with_gpus(1, 0);
+  sim::at(t.request, Resource::GPU) = 1;
+  CHECK(n.task_fits(t, n.idle, false));
+  CHECK(n.lacking(t, n.idle, false).empty());
+
+  // Two half-GPU devices need two GPUs: the node has one idle and no shared GPU with room.
+  Task f = fraction(4, 0.5, TaskStatus::PENDING, "");
+  f.gpu = GpuRequirement::multi_fraction(2, 0.5, 0);
+  CHECK_FALSE(n.task_fits(f, n.idle, false));
+  CHECK(n.lacking(f, n.idle, false) == "gpu");
+}

@@ -96,6 +96,8 @@ class Node {
   /// isTaskAllocatableOnNonAllocatedResources against `available` (idle, or idle + releasing).
   /// `include_releasing` must match `available` (it decides which MIG instances count as free).
   bool task_fits(const Task& task, const ResourceVec& available, bool include_releasing) const;
+  /// The resources `task_fits` finds short, comma-separated ("cpu, gpu"); empty when none is.
+  std::string lacking(const Task& task, const ResourceVec& available, bool include_releasing) const;
   /// GetRequiredInitQuota: the task's request with the GPU entry converted through this node's
   /// memory (count * portion(memory(request))).
   ResourceVec required_init_quota(const Task& task) const;
