@@ -138,12 +138,17 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
       events.clear();
       metrics.sample(ssn, now);
       if (sc.usage.enabled) usage_db.observe(now, metrics.allocated_by_queue(), node_capacity(ssn.state));
-      const bool repeats = options.reuse_unchanged_cycles && outcome_repeats(ssn, sc);
-      repeatable_version = repeats ? world.version() : kNoVersion;
+      const bool repeats = outcome_repeats(ssn, sc);
+      repeatable_version = repeats && options.reuse_unchanged_cycles ? world.version() : kNoVersion;
       world.recycle(std::move(state));
       ++result.cycles;
       next_cycle += sc.period_ms;
-      if (sc.end_when_drained && next_step == sc.steps.size() && !world.has_pods()) end = now;
+      // Drained: no pod left, or only pods no cycle will ever place (this cycle decided nothing,
+      // its outcome repeats, and no step or timer is left to change the cluster).
+      if (sc.end_when_drained && next_step == sc.steps.size() &&
+          (!world.has_pods() || (repeats && world.next_due() < 0))) {
+        end = now;
+      }
     }
     metrics.record_events(events);
     events.clear();

@@ -54,3 +54,28 @@ generators:
   CHECK(r.cycles < 30 * 60);
   CHECK(r.outputs.at("summary.json").find("\"duration_s\": 3600") == std::string::npos);
 }
+
+TEST_CASE("endWhenDrained also ends when only pods that can never be placed remain") {
+  sim::Diagnostics diagnostics;
+  sim::api::ReplayOptions options;
+  options.scenario_path = "stuck.yaml";
+  options.scenario_text = R"(schema_version: 1
+duration: 10h
+endWhenDrained: true
+cluster: {nodePools: [{name: n, gpusPerNode: 1, gpuModel: L40S}]}
+manifests:
+  - {apiVersion: scheduling.run.ai/v2, kind: Queue, metadata: {name: q}, spec: {resources: {gpu: {quota: 1, limit: 1, overQuotaWeight: 1}}}}
+generators:
+  - {name: small, queue: q, arrivalsPerHour: 60, maxJobs: 1, sizes: [{gpus: 1}], runtime: {fixed: 2m}}
+  - {name: huge, queue: q, arrivalsPerHour: 60, maxJobs: 1, sizes: [{gpus: 8}], runtime: {fixed: 2m}}
+)";
+  const sim::api::ReplayResult r = sim::api::run_replay(options, diagnostics);
+  // The 8-GPU pod never fits the 1-GPU node: the replay stops once the small pod is done.
+  CHECK(r.cycles < 30 * 60);
+  CHECK(r.outputs.at("summary.json").find("\"duration_s\": 36000") == std::string::npos);
+  CHECK(r.outputs.at("events.jsonl").find("\"type\":\"complete\"") != std::string::npos);
+  options.reuse_unchanged_cycles = false;  // the same end when every cycle is computed
+  const sim::api::ReplayResult computed = sim::api::run_replay(options, diagnostics);
+  CHECK(computed.cycles == r.cycles);
+  CHECK(computed.outputs == r.outputs);
+}
