@@ -126,3 +126,31 @@ def test_a_mig_request_on_an_l40s_waits_and_says_which_resource_is_missing(kaisi
     assert report["binds"] == []
     assert report["pending"][0]["reasons"] == [
         "Pod default/mig fits no node: node l40s-0: not enough free resources: nvidia.com/mig-3g.20gb"]
+
+
+def gang_with_subgroups(gpus):
+    """A leader and two workers in one PodGroup with subGroups, on one node of `gpus` GPUs."""
+    node = (f"apiVersion: v1\nkind: Node\nmetadata: {{name: n0}}\nstatus:\n"
+            f"  allocatable: {{cpu: '16', memory: 64Gi, pods: '110', nvidia.com/gpu: '{gpus}'}}\n")
+    queue = ("apiVersion: scheduling.run.ai/v2\nkind: Queue\nmetadata: {name: q}\n"
+             "spec: {resources: {gpu: {quota: 4, limit: -1, overQuotaWeight: 1}}}\n")
+    group = ("apiVersion: scheduling.run.ai/v2alpha2\nkind: PodGroup\nmetadata: {name: infer, namespace: a}\n"
+             "spec: {queue: q, subGroups: [{name: leader, minMember: 1}, {name: workers, minMember: 2}]}\n")
+    pods = [
+        f"apiVersion: v1\nkind: Pod\nmetadata: {{name: {name}, namespace: a, uid: {name},"
+        f" annotations: {{pod-group-name: infer}}, labels: {{kai.scheduler/subgroup-name: {sub}}}}}\n"
+        f"spec: {{schedulerName: kai-scheduler, containers: [{{name: c, resources: {{limits: {{nvidia.com/gpu: '1'}}}}}}]}}\n"
+        for name, sub in (("leader-0", "leader"), ("worker-0", "workers"), ("worker-1", "workers"))]
+    return "---\n".join([node, queue, group, *pods])
+
+
+def test_a_gang_of_subgroups_binds_whole_or_not_at_all(kaisim):
+    report = cycle(kaisim, "-", stdin=gang_with_subgroups(3))
+    assert sorted(b["pod"] for b in report["binds"]) == ["a/leader-0", "a/worker-0", "a/worker-1"]
+
+    report = cycle(kaisim, "-", stdin=gang_with_subgroups(2))
+    assert report["binds"] == []
+    # The leader (first by name) and one worker fit; the workers' minimum of 2 does not.
+    reasons = report["pending"][0]["reasons"]
+    assert any(r.startswith("Resources were found for 1 pods from all sub-groups while sub-group workers "
+                            "requires 2 pods for gang scheduling.") for r in reasons), reasons

@@ -49,6 +49,31 @@ std::map<std::string, PodState> initial_pods(const json& c) {
   return pods;
 }
 
+// A SubGroupSet of the case (`{name, min_subgroup?, subgroups, podsets}`) and all below it.
+void add_set(const json& set, int index, model::SubGroupTree& tree) {
+  tree.sets[static_cast<std::size_t>(index)].name = set.value("name", "");
+  if (set.contains("min_subgroup")) tree.sets[static_cast<std::size_t>(index)].min_subgroup = set.at("min_subgroup").get<std::int64_t>();
+  for (const json& ps : set.at("podsets")) {
+    tree.sets[static_cast<std::size_t>(index)].pod_sets.push_back(static_cast<int>(tree.pod_sets.size()));
+    tree.pod_sets.push_back({ps.at("name").get<std::string>(), ps.at("min_available").get<std::int64_t>(), index});
+  }
+  for (const json& child : set.at("subgroups")) {
+    const int child_index = static_cast<int>(tree.sets.size());
+    tree.sets.push_back({});
+    tree.sets.back().parent = index;
+    tree.sets[static_cast<std::size_t>(index)].child_sets.push_back(child_index);
+    add_set(child, child_index, tree);
+  }
+}
+
+std::shared_ptr<const model::SubGroupTree> subgroup_tree(const json& root) {
+  auto tree = std::make_shared<model::SubGroupTree>();
+  tree->declared = true;
+  tree->pod_sets.clear();
+  add_set(root, 0, *tree);
+  return tree;
+}
+
 model::ClusterState build_state(const json& c, const std::map<std::string, PodState>& pods) {
   model::ClusterState state;
   state.now_ns = kNow;
@@ -123,7 +148,11 @@ model::ClusterState build_state(const json& c, const std::map<std::string, PodSt
     job.queue = state.queue_tree.find(job.queue_name);
     job.priority = j.at("priority").get<int>();
     job.preemptible = j.at("preemptible").get<bool>();
-    job.min_available = j.value("min_available", std::int64_t{1});
+    if (j.contains("subgroups") && !j.at("subgroups").is_null()) {
+      job.groups = subgroup_tree(j.at("subgroups"));
+    } else {
+      job.groups = model::SubGroupTree::single(j.value("min_available", std::int64_t{1}));
+    }
     job.created_ns = kNow - j.at("age_minutes").get<std::int64_t>() * kMinute;
     if (j.contains("stale_for_s") && !j.at("stale_for_s").is_null()) {
       job.stale_since_ns = kNow - static_cast<std::int64_t>(j.at("stale_for_s").get<double>() * 1e9);
@@ -136,6 +165,7 @@ model::ClusterState build_state(const json& c, const std::map<std::string, PodSt
       task.uid = task.name;
       task.ns = job.ns;
       task.job = job_id;
+      if (t.contains("subgroup")) task.pod_set = job.groups->find_pod_set(t.at("subgroup").get<std::string>());
       task.created_ns = job.created_ns;
       const PodState& p = pods.at(task.name);
       task.status = parse_status(p.status);

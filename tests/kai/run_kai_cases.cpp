@@ -23,7 +23,7 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 // Features kaisim does not model yet; cases that need them are reported as skipped.
-const std::set<std::string> kUnsupported = {"subgroups", "topology", "dra", "numa", "qos-class",
+const std::set<std::string> kUnsupported = {"topology", "dra", "numa", "qos-class",
                                             "custom-plugins", "pod-affinity", "error-message",
                                             "annotations", "best-effort"};
 
@@ -127,9 +127,10 @@ int main(int argc, char** argv) {
     else if (arg == "--baseline" && i + 1 < argc) baseline = argv[++i];
     else if (arg == "--write-baseline" && i + 1 < argc) write_baseline = argv[++i];
     else if (arg == "--verbose") verbose = true;
+    else if (arg.rfind("-", 0) == 0) dir.clear(), i = argc;  // unknown option: usage
     else dir = arg;
   }
-  if (dir.empty()) {
+  if (dir.empty() || !fs::is_directory(dir)) {
     std::cerr << "usage: run_kai_cases [--filter TEXT] [--verbose] [--baseline FILE] [--write-baseline FILE] DIR\n";
     return 2;
   }
@@ -202,5 +203,6 @@ int main(int argc, char** argv) {
   }
   std::cout << "kai cases: passed " << passed << " of " << run << " run (" << skipped
             << " skipped for unsupported features, " << total << " total)\n";
+  if (passed != run) status = 1;  // every case kaisim runs must agree with KAI
   return status;
 }

@@ -154,7 +154,17 @@ std::string run_cycle_report(const std::vector<io::SnapshotSource>& sources, con
     ordered_json reasons = ordered_json::array();
     if (!job.problem.empty()) reasons.push_back(job.problem);
     else if (!job.queue.valid() || !tree.is_leaf(job.queue)) reasons.push_back("queue \"" + job.queue_name + "\" is not a leaf queue; KAI schedules only jobs of leaf queues");
-    else if (!sched::is_ready_for_scheduling(ssn, sched::full_view(ssn, j))) reasons.push_back("gang not ready: fewer pods exist than minMember " + std::to_string(job.min_available));
+    else if (const sched::JobView view = sched::full_view(ssn, j); !sched::is_ready_for_scheduling(ssn, view)) {
+      // The PodGroup status events of KAI's status updater, one per PodSet short of pods.
+      const sched::PodSetCounts counts(ssn, view);
+      for (std::size_t p = 0; p < counts.alive.size(); ++p) {
+        const model::PodSet& pod_set = job.groups->pod_sets[p];
+        if (counts.alive[p] - counts.gated[p] >= pod_set.min_available) continue;
+        reasons.push_back("gang not ready: waiting for " + std::to_string(pod_set.min_available) + " pods" +
+                          (job.groups->declared ? " for SubGroup " + pod_set.name : std::string()) + ", currently " +
+                          std::to_string(counts.alive[p]) + " exist, " + std::to_string(counts.gated[p]) + " are gated");
+      }
+    }
     if (auto it = ssn.fit_errors.find(j); it != ssn.fit_errors.end()) {
       for (const std::string& r : it->second) reasons.push_back(r);
     }

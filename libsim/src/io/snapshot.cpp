@@ -6,6 +6,7 @@
 
 #include "k8s_reader.hpp"
 #include "snapshot_fields.hpp"
+#include "subgroups_reader.hpp"
 #include "sim/io/quantity.hpp"
 #include "yaml_field.hpp"
 
@@ -17,6 +18,7 @@ using model::Labels;
 constexpr std::string_view kSchedulerName = "kai-scheduler";
 constexpr std::string_view kPodGroupAnnotation = "pod-group-name";
 constexpr std::string_view kQueueLabel = "kai.scheduler/queue";
+constexpr std::string_view kSubGroupLabel = "kai.scheduler/subgroup-name";
 constexpr std::string_view kReservationNamespace = "kai-resource-reservation";
 
 // ---------------------------------------------------------------- collecting objects by kind
@@ -405,6 +407,7 @@ struct PodGroupObject {
   Field source;
   std::string name, ns, queue, priority_class, preemptibility;
   std::int64_t min_member = 1;
+  std::shared_ptr<const model::SubGroupTree> groups = model::SubGroupTree::single(1);
   std::int64_t created_ns = 0;
   std::optional<std::int64_t> last_start_ns, stale_since_ns;
 };
@@ -437,6 +440,7 @@ PodGroupObject read_pod_group(const Field& obj) {
     if (*m < 0) min_member.fail("must be >= 0");
     pg.min_member = std::max(*m, 1);
   }
+  pg.groups = read_subgroups(spec, pg.min_member);
   return pg;
 }
 
@@ -815,7 +819,7 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
     bool found = false;
     job.priority = priority_of(pg.priority_class, found);
     job.preemptible = pg.preemptibility.empty() ? job.priority < 100 : pg.preemptibility == "preemptible";
-    job.min_available = pg.min_member;
+    job.groups = pg.groups;
     job.created_ns = pg.created_ns;
     job.last_start_ns = pg.last_start_ns;
     job.stale_since_ns = pg.stale_since_ns;
@@ -875,6 +879,11 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
                          "pod " + pod.ns + "/" + pod.name + " names PodGroup \"" + group + "\" which does not exist; ignored as KAI does");
       } else {
         task.job = job->second;
+        const model::SubGroupTree& groups = *state.jobs[task.job].groups;
+        if (groups.declared) {
+          auto label = pod.labels.find(std::string(kSubGroupLabel));
+          task.pod_set = label == pod.labels.end() ? -1 : groups.find_pod_set(label->second);
+        }
         state.jobs[task.job].tasks.push_back(task.id);
       }
     }

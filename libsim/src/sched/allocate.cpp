@@ -57,6 +57,28 @@ std::string summarize(const std::vector<std::string>& reasons) {
   return out.empty() ? "no nodes" : out;
 }
 
+// handleFailedTaskAllocation: the gang prefix when the task's PodSet is still short of its
+// minimum (`index` pods of it placed so far), then kaisim's plain-words reasons.
+std::string fit_error(const Session& ssn, const JobView& view, const model::Task& task, std::size_t index,
+                      const std::vector<std::string>& reasons) {
+  bool gang = false;
+  for (const model::PodSet& p : view.groups->pod_sets) gang = gang || p.min_available > 1;
+  const model::PodSet* pod_set = pod_set_of(view, task);
+  std::string message;
+  if (gang && pod_set != nullptr) {
+    const PodSetCounts counts(ssn, view);
+    if (counts.active_used[static_cast<std::size_t>(task.pod_set)] < pod_set->min_available) {
+      const std::string wanted = std::to_string(pod_set->min_available);
+      message = view.groups->declared
+                    ? "Resources were found for " + std::to_string(index) + " pods from all sub-groups while sub-group " +
+                          pod_set->name + " requires " + wanted + " pods for gang scheduling. "
+                    : "Resources were found for " + std::to_string(index) + " pods while " + wanted +
+                          " are required for gang scheduling. ";
+    }
+  }
+  return message + "Pod " + task.key() + " fits no node: " + summarize(reasons);
+}
+
 }  // namespace
 
 std::vector<NodeId> all_nodes(const Session& ssn) {
@@ -75,24 +97,14 @@ bool allocate_job(Session& ssn, Statement& stmt, const std::vector<NodeId>& node
     return false;
   }
   const std::size_t cp = stmt.checkpoint();
-  for (std::size_t index = 0; index < tasks.size(); ++index) {
+  const bool placed = place_in_subgroup_order(ssn, view, tasks, [&](TaskId id, std::size_t index) {
     std::vector<std::string> reasons;
-    if (!allocate_task(ssn, stmt, nodes, tasks[index], pipeline_only, reasons)) {
-      if (!pipeline_only) {
-        const model::Task& task = ssn.state.tasks[tasks[index]];
-        std::string message;
-        if (view.min_available > 1 && active_used_count(ssn, view) < view.min_available) {
-          message = "Resources were found for " + std::to_string(index) + " pods while " +
-                    std::to_string(view.min_available) + " are required for gang scheduling. ";
-        }
-        message += "Pod " + task.key() + " fits no node: " + summarize(reasons);
-        ssn.record_fit_error(job, message);
-      }
-      stmt.rollback(cp);
-      return false;
-    }
-  }
-  return true;
+    if (allocate_task(ssn, stmt, nodes, id, pipeline_only, reasons)) return true;
+    if (!pipeline_only) ssn.record_fit_error(job, fit_error(ssn, view, ssn.state.tasks[id], index, reasons));
+    return false;
+  });
+  if (!placed) stmt.rollback(cp);
+  return placed;
 }
 
 std::vector<JobView> all_job_views(const Session& ssn) {

@@ -298,21 +298,30 @@ bool reclaim_scenario_valid(const Session& ssn, const IdVector<QueueId, fairshar
     const JobId job_id = victim.first;
     const auto& tasks = victim.second;  // a plain reference: lambdas cannot capture bindings in clang 14
     const model::Job& job = ssn.state.jobs[job_id];
-    const std::size_t core = std::min<std::size_t>(tasks.size(), static_cast<std::size_t>(job.min_available));
+    // splitVictimTasks: per PodSet, the first minAvailable victims (in victim order) are the core,
+    // the rest elastic. KAI visits the PodSets in Go map order; kaisim in tree order.
+    std::vector<TaskId> core, elastic;
+    for (std::size_t p = 0; p < job.groups->pod_sets.size(); ++p) {
+      std::int64_t taken = 0;
+      for (TaskId t : tasks) {
+        if (ssn.state.tasks[t].pod_set != static_cast<int>(p)) continue;
+        (taken++ < job.groups->pod_sets[p].min_available ? core : elastic).push_back(t);
+      }
+    }
     std::vector<ResourceVec> units;
-    auto add_unit = [&](std::size_t begin, std::size_t end) {
+    auto add_unit = [&](const std::vector<TaskId>& unit) {
       ResourceVec sum = ResourceVec::Zero();
       bool any = false;
-      for (std::size_t i = begin; i < end; ++i) {
-        const model::Task& t = ssn.state.tasks[tasks[i]];
+      for (TaskId id : unit) {
+        const model::Task& t = ssn.state.tasks[id];
         if (ssn.config.allow_consolidating_reclaim && model::is_active_allocated(t.status)) continue;
         sum += Session::quantify_accepted(t);
         any = true;
       }
       if (any) units.push_back(sum);
     };
-    for (std::size_t i = core; i < tasks.size(); ++i) add_unit(i, i + 1);
-    add_unit(0, core);
+    for (TaskId t : elastic) add_unit({t});
+    add_unit(core);
     if (units.empty()) continue;
     auto& target = units_by_queue[tree.uid(job.queue)];
     target.insert(target.end(), units.begin(), units.end());

@@ -121,7 +121,7 @@ class ScenarioBuilder {
     const std::vector<TaskId> tasks = tasks_to_evict(ssn_, victim, more);
     for (TaskId t : tasks) {
       if (recorded_set_.contains(t)) {
-        JobView rest{victim.id, {}, victim.min_available};
+        JobView rest{victim.id, {}, victim.groups};
         for (TaskId x : victim.tasks) {
           if (!recorded_set_.contains(x)) rest.tasks.push_back(x);
         }
@@ -130,7 +130,7 @@ class ScenarioBuilder {
       }
     }
     if (more) {
-      JobView rest{victim.id, {}, victim.min_available};
+      JobView rest{victim.id, {}, victim.groups};
       for (TaskId x : victim.tasks) {
         if (std::find(tasks.begin(), tasks.end(), x) == tasks.end()) rest.tasks.push_back(x);
       }
@@ -422,7 +422,7 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
         for (std::size_t g = 0; g < groups.size(); ++g) {
           if (std::find(groups[g].begin(), groups[g].end(), t) == groups[g].end()) continue;
           if (taken.insert({j, g}).second) {
-            result.victim_jobs.push_back(JobView{j, groups[g], ssn_.state.jobs[j].min_available});
+            result.victim_jobs.push_back(JobView{j, groups[g], ssn_.state.jobs[j].groups});
           }
           break;
         }
@@ -441,12 +441,12 @@ JobSolver::Probe JobSolver::probe(const JobView& job, const std::vector<TaskId>&
                                   const std::vector<JobView>& recorded_jobs) {
   // getPartialJobRepresentative: the job's active pods plus the first k pending ones, with the
   // minimum lowered to what the clone holds.
-  JobView partial{job.id, {}, job.min_available};
+  std::vector<TaskId> held;
   for (TaskId t : job.tasks) {
-    if (model::is_active_allocated(ssn_.state.tasks[t].status)) partial.tasks.push_back(t);
+    if (model::is_active_allocated(ssn_.state.tasks[t].status)) held.push_back(t);
   }
-  partial.tasks.insert(partial.tasks.end(), to_allocate.begin(), to_allocate.begin() + static_cast<std::ptrdiff_t>(k));
-  partial.min_available = std::min<std::int64_t>(partial.min_available, static_cast<std::int64_t>(partial.tasks.size()));
+  held.insert(held.end(), to_allocate.begin(), to_allocate.begin() + static_cast<std::ptrdiff_t>(k));
+  const JobView partial = partial_view(ssn_, job.id, std::move(held));
 
   std::vector<NodeId> feasible = feasible_;
   for (TaskId t : recorded_tasks) {
@@ -531,10 +531,6 @@ SolveResult JobSolver::solve(const JobView& job) {
     }
   }
   return out;
-}
-
-bool is_elastic(const Session& ssn, JobId job) {
-  return static_cast<std::int64_t>(ssn.state.jobs[job].tasks.size()) > ssn.state.jobs[job].min_available;
 }
 
 bool min_runtime_protected(const Session& ssn, JobId victim, JobId preemptor, bool reclaim) {

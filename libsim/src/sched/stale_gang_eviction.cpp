@@ -1,9 +1,10 @@
-// Action "stalegangeviction" (actions/stalegangeviction/stalegangeviction.go): a gang that has
-// been running below its minimum for longer than the grace period loses all its pods.
+// Action "stalegangeviction" (actions/stalegangeviction/stalegangeviction.go): a gang with a
+// PodSet running below its minimum for longer than the grace period loses all its pods.
 
 #include <algorithm>
 
 #include "sim/sched/actions.hpp"
+#include "sim/sched/gang.hpp"
 
 namespace sim::sched {
 
@@ -15,15 +16,7 @@ void run_stale_gang_eviction(Session& ssn) {
   for (JobId j : jobs) {
     model::Job& job = ssn.state.jobs[j];
     if (!job.queue.valid()) continue;
-    bool succeeded = false;
-    std::int64_t active_used = 0;
-    for (TaskId t : job.tasks) {
-      const model::TaskStatus s = ssn.state.tasks[t].status;
-      succeeded = succeeded || s == model::TaskStatus::SUCCEEDED;
-      active_used += model::is_active_used(s) ? 1 : 0;
-    }
-    const bool stale = !succeeded && active_used > 0 && active_used < job.min_available;
-    if (!stale) {
+    if (!is_stale(ssn, full_view(ssn, j))) {
       job.stale_since_ns.reset();
       continue;
     }

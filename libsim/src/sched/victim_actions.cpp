@@ -42,11 +42,23 @@ std::vector<JobView> pending_ready_jobs(const Session& ssn, bool preemptible_onl
   return out;
 }
 
-// Elastic victims under min-runtime protection may lose pods only down to their minimum.
+// Elastic victims under min-runtime protection may lose pods only down to their minimum, PodSet
+// by PodSet (minruntime.go validVictimForMinAvailable): the victims of a PodSet may not take its
+// active-used pods (Releasing ones included) below its minimum. PodSets without victims are not
+// checked.
 bool min_runtime_scenario_valid(const Session& ssn, const Scenario& sc, bool reclaim) {
   for (const auto& [job, tasks] : sc.victims) {
     if (!is_elastic(ssn, job) || !min_runtime_protected(ssn, job, sc.preemptor.id, reclaim)) continue;
-    if (active_allocated_count(ssn, full_view(ssn, job)) < ssn.state.jobs[job].min_available) return false;
+    const JobView view = full_view(ssn, job);
+    const PodSetCounts counts(ssn, view);
+    std::vector<std::int64_t> victims(counts.all.size(), 0);
+    for (TaskId t : tasks) {
+      const int p = ssn.state.tasks[t].pod_set;
+      if (p >= 0 && static_cast<std::size_t>(p) < victims.size()) ++victims[static_cast<std::size_t>(p)];
+    }
+    for (std::size_t p = 0; p < victims.size(); ++p) {
+      if (victims[p] > 0 && view.groups->pod_sets[p].min_available > counts.active_used[p] - victims[p]) return false;
+    }
   }
   return true;
 }

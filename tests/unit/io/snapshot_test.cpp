@@ -66,7 +66,7 @@ TEST_CASE("KAI's snapshot.json shape is read through rawObjects", "[io][snapshot
                                               "snapshot.json"}},
                                             {}, d);
   REQUIRE(state.jobs.size() == 1);
-  CHECK(state.jobs[sim::JobId(0)].min_available == 2);
+  CHECK(state.jobs[sim::JobId(0)].groups->pod_sets.at(0).min_available == 2);
   CHECK(state.jobs[sim::JobId(0)].priority == 125);
   CHECK_FALSE(state.jobs[sim::JobId(0)].preemptible);
   CHECK(sim::at(state.tasks[sim::TaskId(0)].request, sim::Resource::CPU) == 500);
@@ -94,4 +94,52 @@ TEST_CASE("pods naming a missing queue wait with a reason; unknown kinds warn", 
   CHECK(state.jobs[sim::JobId(0)].problem == "queue \"ghost\" does not exist");
   REQUIRE(d.warnings.size() == 1);
   CHECK_THAT(d.warnings[0], Catch::Contains("kind \"ConfigMap\" is not used by the scheduler"));
+}
+
+TEST_CASE("a PodGroup's subGroups become PodSets under their sets; pods join by label", "[io][snapshot][subgroups]") {
+  sim::Diagnostics d;
+  const auto state = sim::io::load_snapshot({{R"(
+kind: PodGroup
+metadata: {name: g, namespace: a}
+spec:
+  queue: q
+  minMember: 5            # ignored once subGroups are given
+  minSubGroup: 1
+  subGroups:
+    - {name: workers, minSubGroup: 1}
+    - {name: leader, minMember: 1}
+    - {name: gpu-workers, parent: workers, minMember: 2}
+    - {name: cpu-workers, parent: workers}
+---
+kind: Pod
+metadata: {name: p0, namespace: a, annotations: {pod-group-name: g}, labels: {kai.scheduler/subgroup-name: gpu-workers}}
+spec: {schedulerName: kai-scheduler, containers: [{name: c}]}
+---
+kind: Pod
+metadata: {name: p1, namespace: a, annotations: {pod-group-name: g}, labels: {kai.scheduler/subgroup-name: nosuch}}
+spec: {schedulerName: kai-scheduler, containers: [{name: c}]}
+)", "pg.yaml"}}, {}, d);
+  REQUIRE(state.jobs.size() == 1);
+  const sim::model::SubGroupTree& tree = *state.jobs[sim::JobId(0)].groups;
+  REQUIRE(tree.sets.size() == 2);
+  CHECK(tree.sets[0].min_subgroup == 1);
+  CHECK(tree.sets[1].name == "workers");
+  CHECK(tree.sets[0].child_sets == std::vector<int>{1});
+  REQUIRE(tree.pod_sets.size() == 3);
+  CHECK(tree.pod_sets[static_cast<std::size_t>(tree.sets[0].pod_sets.at(0))].name == "leader");
+  const int gpu_workers = tree.find_pod_set("gpu-workers");
+  CHECK(tree.pod_sets[static_cast<std::size_t>(gpu_workers)].min_available == 2);
+  CHECK(tree.pod_sets[static_cast<std::size_t>(tree.find_pod_set("cpu-workers"))].min_available == 0);
+  CHECK(state.tasks[sim::TaskId(0)].pod_set == gpu_workers);
+  CHECK(state.tasks[sim::TaskId(1)].pod_set == -1);  // unknown subgroup: never scheduled
+}
+
+TEST_CASE("bad subGroups name the field", "[io][snapshot][subgroups][errors]") {
+  const std::string head = "kind: PodGroup\nmetadata: {name: g}\nspec:\n  queue: q\n  subGroups:\n";
+  CHECK(error_of(head + "    - {name: a, parent: b}\n") == "snap.yaml:6:25: spec.subGroups[0].parent: no subgroup is named \"b\"");
+  CHECK(error_of(head + "    - {name: a}\n    - {name: a}\n") ==
+        "snap.yaml:7:14: spec.subGroups[1].name: subgroup \"a\" is listed twice");
+  CHECK(error_of(head + "    - {name: a, parent: b}\n    - {name: b, parent: a}\n") ==
+        "snap.yaml:6:25: spec.subGroups[0].parent: subgroup parents form a cycle");
+  CHECK(error_of(head + "    - {name: a, minMember: -1}\n") == "snap.yaml:6:28: spec.subGroups[0].minMember: must be >= 0");
 }

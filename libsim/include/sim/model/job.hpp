@@ -2,10 +2,12 @@
 // A PodGroup (pkg/scheduler/api/podgroup_info): its queue, priority, gang minimum and pods.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "sim/model/subgroups.hpp"
 #include "sim/model/task.hpp"
 
 namespace sim::model {
@@ -17,7 +19,8 @@ struct Job {
   std::string queue_name;
   int priority = 50;
   bool preemptible = true;
-  std::int64_t min_available = 1;  ///< one PodSet "default": max(minMember, 1)
+  /// Gang structure: PodSets and the sets above them. Shared and never changed once built.
+  std::shared_ptr<const SubGroupTree> groups = SubGroupTree::single(1);
   std::int64_t created_ns = 0;
   std::optional<std::int64_t> last_start_ns;  ///< kai.scheduler/last-start-timestamp
   std::optional<std::int64_t> stale_since_ns;  ///< kai.scheduler/stale-podgroup-timestamp

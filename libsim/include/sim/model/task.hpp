@@ -35,6 +35,9 @@ struct Task {
   std::string name;
   std::string ns;   ///< namespace
   JobId job;
+  /// Index of its PodSet in the job's SubGroupTree; -1 when its kai.scheduler/subgroup-name
+  /// names no subgroup of the PodGroup (KAI never schedules such a pod).
+  int pod_set = 0;
   TaskStatus status = TaskStatus::PENDING;
   NodeId node = NodeId::invalid();
   /// True while the status was set inside this session (virtual eviction/allocation).

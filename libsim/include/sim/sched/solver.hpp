@@ -77,9 +77,6 @@ class JobSolver {
 /// rule; otherwise preemptMinRuntime from the victim's queue up.
 bool min_runtime_protected(const Session& ssn, JobId victim, JobId preemptor, bool reclaim);
 
-/// The job's pods that wait for resources, and more than minAvailable of them exist.
-bool is_elastic(const Session& ssn, JobId job);
-
 /// MinimalJobRepresentatives (actions/common/minimal_job_comparison.go): skip jobs that are not
 /// "easier" than one with the same scheduling constraints that already failed.
 class FailedJobMemory {

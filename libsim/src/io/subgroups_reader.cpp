@@ -1,0 +1,82 @@
+#include "io/subgroups_reader.hpp"
+
+#include <map>
+
+namespace sim::io {
+namespace {
+
+std::optional<std::int64_t> non_negative(const Field& f) {
+  const std::optional<int> v = f.optional_int();
+  if (v && *v < 0) f.fail("must be >= 0");
+  return v ? std::optional<std::int64_t>(*v) : std::nullopt;
+}
+
+}  // namespace
+
+std::shared_ptr<const model::SubGroupTree> read_subgroups(const Field& spec, std::int64_t min_member) {
+  const Field list = spec.member("subGroups");
+  if (list.is_null() || list.size() == 0) return model::SubGroupTree::single(min_member);
+  list.expect_sequence();
+
+  struct Entry {
+    Field source;
+    std::string name, parent;
+    std::optional<std::int64_t> min_member, min_subgroup;
+  };
+  std::vector<Entry> entries;
+  std::map<std::string, std::size_t> by_name;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const Field item = list.item(i);
+    item.expect_map();
+    Entry e{item, item.member("name").optional_string().value_or(""), item.member("parent").optional_string().value_or(""),
+            non_negative(item.member("minMember")), non_negative(item.member("minSubGroup"))};
+    if (e.name.empty()) item.fail("missing required field \"name\"");
+    if (!by_name.emplace(e.name, i).second) item.member("name").fail("subgroup \"" + e.name + "\" is listed twice");
+    entries.push_back(std::move(e));
+  }
+  std::vector<bool> has_children(entries.size(), false);
+  for (const Entry& e : entries) {
+    if (e.parent.empty()) continue;
+    auto parent = by_name.find(e.parent);
+    if (parent == by_name.end()) e.source.member("parent").fail("no subgroup is named \"" + e.parent + "\"");
+    has_children[parent->second] = true;
+  }
+  // Every chain of parents must reach the PodGroup.
+  for (const Entry& e : entries) {
+    std::size_t steps = 0;
+    for (std::string p = e.parent; !p.empty(); p = entries[by_name.at(p)].parent) {
+      if (++steps > entries.size()) e.source.member("parent").fail("subgroup parents form a cycle");
+    }
+  }
+
+  auto shared = std::make_shared<model::SubGroupTree>();
+  model::SubGroupTree& tree = *shared;
+  tree.declared = true;
+  tree.pod_sets.clear();
+  tree.sets[0].min_subgroup = non_negative(spec.member("minSubGroup"));
+  std::vector<int> index(entries.size(), -1);  // entry -> its set or PodSet index
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    if (!has_children[i]) continue;
+    index[i] = static_cast<int>(tree.sets.size());
+    tree.sets.push_back({entries[i].name, entries[i].min_subgroup, 0, {}, {}});
+  }
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    if (has_children[i]) continue;
+    index[i] = static_cast<int>(tree.pod_sets.size());
+    tree.pod_sets.push_back({entries[i].name, entries[i].min_member.value_or(0), 0});
+  }
+  // Members in spec order under their parent (the PodGroup when none is named).
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const int parent = entries[i].parent.empty() ? 0 : index[by_name.at(entries[i].parent)];
+    if (has_children[i]) {
+      tree.sets[static_cast<std::size_t>(index[i])].parent = parent;
+      tree.sets[static_cast<std::size_t>(parent)].child_sets.push_back(index[i]);
+    } else {
+      tree.pod_sets[static_cast<std::size_t>(index[i])].parent = parent;
+      tree.sets[static_cast<std::size_t>(parent)].pod_sets.push_back(index[i]);
+    }
+  }
+  return shared;
+}
+
+}  // namespace sim::io
