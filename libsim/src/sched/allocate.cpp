@@ -116,8 +116,10 @@ std::vector<JobView> all_job_views(const Session& ssn) {
 
 void run_allocate(Session& ssn) {
   JobQueue queue(ssn, false);
-  for (const JobView& v : all_job_views(ssn)) {
-    if (has_tasks_to_allocate(ssn, v, true) && is_ready_for_scheduling(ssn, v)) queue.push(v);
+  for (JobId j : ssn.jobs_by_name()) {
+    if (!job_has_pending_pod(ssn, j)) continue;  // what has_tasks_to_allocate(real) asks, without a view
+    const JobView v = full_view(ssn, j);
+    if (is_ready_for_scheduling(ssn, v)) queue.push(v);
   }
   const std::vector<NodeId> nodes = all_nodes(ssn);
   while (!queue.empty()) {

@@ -215,14 +215,14 @@ JobView full_view(const Session& ssn, JobId job) {
   return JobView{job, j.tasks, j.groups};
 }
 
-PodSetCounts::PodSetCounts(const Session& ssn, const JobView& job) {
-  const std::size_t n = job.groups->pod_sets.size();
+PodSetCounts::PodSetCounts(const Session& ssn, const std::vector<TaskId>& tasks, const model::SubGroupTree& groups) {
+  const std::size_t n = groups.pod_sets.size();
   active_allocated.assign(n, 0);
   active_used.assign(n, 0);
   alive.assign(n, 0);
   gated.assign(n, 0);
   all.assign(n, 0);
-  for (TaskId t : job.tasks) {
+  for (TaskId t : tasks) {
     const model::Task& task = ssn.state.tasks[t];
     if (task.pod_set < 0 || at(task.pod_set) >= n) continue;
     const std::size_t p = at(task.pod_set);
@@ -296,11 +296,35 @@ bool is_gang_satisfied(const Session& ssn, const JobView& job) {
   return true;
 }
 
-bool is_stale(const Session& ssn, const JobView& job) {
-  for (TaskId t : job.tasks) {
-    if (ssn.state.tasks[t].status == model::TaskStatus::SUCCEEDED) return false;
+bool is_stale(const Session& ssn, JobId job) {
+  const model::Job& j = ssn.state.jobs[job];
+  bool any_used = false;
+  for (TaskId t : j.tasks) {
+    const model::TaskStatus s = ssn.state.tasks[t].status;
+    if (s == model::TaskStatus::SUCCEEDED) return false;
+    any_used = any_used || model::is_active_used(s);
   }
-  return active_used_count(ssn, job) > 0 && !is_gang_satisfied(ssn, job);
+  if (!any_used) return false;
+  if (j.groups->pod_sets.size() == 1) {  // the common case, without per-PodSet tallies
+    std::int64_t used = 0;
+    for (TaskId t : j.tasks) {
+      const model::Task& task = ssn.state.tasks[t];
+      used += task.pod_set == 0 && model::is_active_used(task.status) ? 1 : 0;
+    }
+    return used < j.groups->pod_sets[0].min_available;
+  }
+  const PodSetCounts c(ssn, j.tasks, *j.groups);
+  for (std::size_t p = 0; p < c.active_used.size(); ++p) {
+    if (c.active_used[p] < j.groups->pod_sets[p].min_available) return true;
+  }
+  return false;
+}
+
+bool job_has_pending_pod(const Session& ssn, JobId job) {
+  for (TaskId t : ssn.state.jobs[job].tasks) {
+    if (ssn.state.tasks[t].status == model::TaskStatus::PENDING) return true;
+  }
+  return false;
 }
 
 bool is_elastic(const Session& ssn, JobId job) {

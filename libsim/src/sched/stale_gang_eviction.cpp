@@ -9,14 +9,11 @@
 namespace sim::sched {
 
 void run_stale_gang_eviction(Session& ssn) {
-  std::vector<JobId> jobs;
-  for (std::size_t i = 0; i < ssn.state.jobs.size(); ++i) jobs.emplace_back(static_cast<JobId::value_type>(i));
-  std::sort(jobs.begin(), jobs.end(), [&](JobId a, JobId b) { return ssn.state.jobs[a].name < ssn.state.jobs[b].name; });
   const std::int64_t grace = ssn.config.staleness_grace_ns;
-  for (JobId j : jobs) {
+  for (JobId j : ssn.jobs_by_name()) {
     model::Job& job = ssn.state.jobs[j];
     if (!job.queue.valid()) continue;
-    if (!is_stale(ssn, full_view(ssn, j))) {
+    if (!is_stale(ssn, j)) {
       job.stale_since_ns.reset();
       continue;
     }

@@ -34,8 +34,10 @@ bool has_alive_pod_on_known_node(const Session& ssn, const JobView& job) {
 
 std::vector<JobView> pending_ready_jobs(const Session& ssn, bool preemptible_only) {
   std::vector<JobView> out;
-  for (const JobView& v : all_job_views(ssn)) {
-    if (!has_pending_task(ssn, v) || !is_ready_for_scheduling(ssn, v)) continue;
+  for (JobId j : ssn.jobs_by_name()) {
+    if (!job_has_pending_pod(ssn, j)) continue;
+    const JobView v = full_view(ssn, j);
+    if (!is_ready_for_scheduling(ssn, v)) continue;
     if (preemptible_only && !ssn.state.jobs[v.id].preemptible) continue;
     out.push_back(v);
   }

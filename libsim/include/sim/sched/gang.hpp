@@ -28,7 +28,8 @@ JobView full_view(const Session& ssn, JobId job);
 /// Per-PodSet pod counts of a view (pods of an unknown subgroup are in none).
 struct PodSetCounts {
   std::vector<std::int64_t> active_allocated, active_used, alive, gated, all;
-  PodSetCounts(const Session& ssn, const JobView& job);
+  PodSetCounts(const Session& ssn, const JobView& job) : PodSetCounts(ssn, job.tasks, *job.groups) {}
+  PodSetCounts(const Session& ssn, const std::vector<TaskId>& tasks, const model::SubGroupTree& groups);
 };
 
 /// Pods of the view in Allocated, Pipelined, Binding, Bound or Running status.
@@ -64,7 +65,9 @@ bool should_pipeline_job(const Session& ssn, const JobView& job);
 /// IsGangSatisfied: every PodSet's active-used pods reach its minimum.
 bool is_gang_satisfied(const Session& ssn, const JobView& job);
 /// IsStale: no Succeeded pod, some active-used pod, and some PodSet below its minimum.
-bool is_stale(const Session& ssn, const JobView& job);
+bool is_stale(const Session& ssn, JobId job);
+/// True if a pod of the job is Pending (HasTasksToAllocate for a real allocation).
+bool job_has_pending_pod(const Session& ssn, JobId job);
 /// IsElastic: some PodSet's minimum is below the number of its pods.
 bool is_elastic(const Session& ssn, JobId job);
 /// The elastic plugin's minAvailableState: 0 when a PodSet is below its minimum, 1 when all are
