@@ -154,3 +154,35 @@ def test_a_gang_of_subgroups_binds_whole_or_not_at_all(kaisim):
     reasons = report["pending"][0]["reasons"]
     assert any(r.startswith("Resources were found for 1 pods from all sub-groups while sub-group workers "
                             "requires 2 pods for gang scheduling.") for r in reasons), reasons
+
+
+def replicas_with_anti_affinity(replicas):
+    """`replicas` one-GPU pods that may not share a node, on two nodes of two GPUs each."""
+    docs = [("apiVersion: scheduling.run.ai/v2\nkind: Queue\nmetadata: {name: q}\n"
+             "spec: {resources: {gpu: {quota: 4, limit: -1, overQuotaWeight: 1}}}\n")]
+    for n in ("n0", "n1"):
+        docs.append(f"apiVersion: v1\nkind: Node\nmetadata: {{name: {n}, labels: {{kubernetes.io/hostname: {n}}}}}\n"
+                    f"status: {{allocatable: {{cpu: '16', memory: 64Gi, pods: '110', nvidia.com/gpu: '2'}}}}\n")
+    for i in range(replicas):
+        docs.append(
+            f"apiVersion: v1\nkind: Pod\nmetadata: {{name: r{i}, namespace: a, uid: r{i},"
+            f" creationTimestamp: '2026-08-03T10:00:0{i}Z', labels: {{kai.scheduler/queue: q, app: llm}}}}\n"
+            "spec:\n  schedulerName: kai-scheduler\n  containers: [{name: c, resources: {limits: {nvidia.com/gpu: '1'}}}]\n"
+            "  affinity:\n    podAntiAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n"
+            "        - {topologyKey: kubernetes.io/hostname, labelSelector: {matchLabels: {app: llm}}}\n")
+    return "---\n".join(docs)
+
+
+def test_required_pod_anti_affinity_spreads_replicas_one_per_node(kaisim):
+    report = cycle(kaisim, "-", stdin=replicas_with_anti_affinity(3))
+    assert sorted((b["pod"], b["node"]) for b in report["binds"]) == [("a/r0", "n0"), ("a/r1", "n1")]
+    [waiting] = report["pending"]
+    assert "didn't match pod anti-affinity rules" in " ".join(waiting["reasons"])
+
+
+def test_pod_affinity_terms_are_checked(kaisim):
+    bad = replicas_with_anti_affinity(1).replace("topologyKey: kubernetes.io/hostname, ", "")
+    run = kaisim("cycle", "-", stdin=bad)
+    assert run.returncode == 2
+    assert "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]: " \
+           "missing required field \"topologyKey\"" in run.stderr

@@ -205,11 +205,26 @@ model::ClusterState build_state(const json& c, const std::map<std::string, PodSt
                              : rt == "MigInstance" ? model::ReceivedType::MIG
                                                    : model::ReceivedType::REGULAR;
       }
+      model::Labels::Map labels = {{"job-name", task.name}};
       if (t.contains("task_priority")) {
         task.task_priority = t.at("task_priority").get<std::int64_t>();
         task.has_task_priority = true;
-        task.labels = model::Labels({{"kai.scheduler/task-priority", std::to_string(task.task_priority)}});
+        labels["kai.scheduler/task-priority"] = std::to_string(task.task_priority);
       }
+      if (t.contains("pod_affinity")) {
+        // tasks_fake: the labels are the pod's own and the selector of each required term.
+        const json& pa = t.at("pod_affinity");
+        std::vector<model::SelectorRequirement> selector;
+        for (const auto& [key, value] : pa.at("labels").items()) {
+          labels[key] = value.get<std::string>();
+          selector.push_back({key, "In", {value.get<std::string>()}});
+        }
+        const std::string affinity_key = pa.at("affinity_topology_key").get<std::string>();
+        const std::string anti_key = pa.at("anti_affinity_topology_key").get<std::string>();
+        if (!affinity_key.empty()) task.placement.pod_affinity.push_back({selector, {}, false, affinity_key});
+        if (!anti_key.empty()) task.placement.pod_anti_affinity.push_back({selector, {}, false, anti_key});
+      }
+      task.labels = model::Labels(std::move(labels));
       if (t.contains("node_affinity")) {
         model::NodeSelectorTerm term;
         term.expressions.push_back({"kai.scheduler/type", "In", t.at("node_affinity").get<std::vector<std::string>>()});

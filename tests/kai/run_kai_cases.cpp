@@ -24,8 +24,8 @@ namespace fs = std::filesystem;
 
 // Features kaisim does not model yet; cases that need them are reported as skipped.
 const std::set<std::string> kUnsupported = {"topology", "dra", "numa", "qos-class",
-                                            "custom-plugins", "pod-affinity", "error-message",
-                                            "annotations", "best-effort"};
+                                            "custom-plugins", "error-message",
+                                            "annotations"};
 
 void run_action(sim::sched::Session& ssn, const std::string& action) {
   ssn.action = action;

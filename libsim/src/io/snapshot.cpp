@@ -6,6 +6,7 @@
 
 #include "k8s_reader.hpp"
 #include "snapshot_fields.hpp"
+#include "pod_affinity_reader.hpp"
 #include "subgroups_reader.hpp"
 #include "sim/io/quantity.hpp"
 #include "yaml_field.hpp"
@@ -338,6 +339,7 @@ model::PlacementRules read_placement(const Field& spec) {
       rules.required.push_back(out);
     }
   }
+  read_pod_affinity(spec.member("affinity"), rules);
   return rules;
 }
 

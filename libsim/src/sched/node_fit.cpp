@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "label_match.hpp"
+#include "pod_affinity.hpp"
 #include "sim/sched/proportion.hpp"
 
 namespace sim::sched {
@@ -32,22 +34,6 @@ bool tolerates(const std::vector<model::Toleration>& tolerations, const model::T
     if (t.key != taint.key) continue;
     if (t.op == "Exists") return true;
     if (t.value == taint.value) return true;
-  }
-  return false;
-}
-
-bool requirement_matches(const model::SelectorRequirement& r, const std::string* value) {
-  if (r.op == "Exists") return value != nullptr;
-  if (r.op == "DoesNotExist") return value == nullptr;
-  if (r.op == "In") return value && std::find(r.values.begin(), r.values.end(), *value) != r.values.end();
-  if (r.op == "NotIn") return !value || std::find(r.values.begin(), r.values.end(), *value) == r.values.end();
-  if ((r.op == "Gt" || r.op == "Lt") && value && r.values.size() == 1) {
-    char* end1 = nullptr;
-    char* end2 = nullptr;
-    const long long have = std::strtoll(value->c_str(), &end1, 10);
-    const long long want = std::strtoll(r.values[0].c_str(), &end2, 10);
-    if (*end1 != '\0' || *end2 != '\0' || value->empty()) return false;
-    return r.op == "Gt" ? have > want : have < want;
   }
   return false;
 }
@@ -161,6 +147,7 @@ bool fitting_node(Session& ssn, TaskId task_id, NodeId node_id, std::string* why
   if (node.unschedulable) return fail("node(s) were unschedulable");
   if (!node.conditions_ok) return fail("node(s) were not ready");
   if (std::string r = k8s_filters(task, node); !r.empty()) return fail(r);
+  if (std::string r = pod_affinity_filter(ssn, task, node); !r.empty()) return fail(r);
   return true;
 }
 

@@ -11,6 +11,7 @@ Session::Session(model::ClusterState& cluster) : state(cluster), config(cluster.
   for (std::size_t i = 0; i < state.jobs.size(); ++i) jobs_by_name_.emplace_back(static_cast<JobId::value_type>(i));
   std::sort(jobs_by_name_.begin(), jobs_by_name_.end(),
             [&](JobId a, JobId b) { return state.jobs[a].name < state.jobs[b].name; });
+  for (const model::Task& t : state.tasks) any_pod_anti_affinity = any_pod_anti_affinity || !t.placement.pod_anti_affinity.empty();
   open_proportion();
 }
 

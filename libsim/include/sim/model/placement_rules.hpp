@@ -4,6 +4,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,10 +61,22 @@ struct NodeSelectorTerm {
   std::vector<SelectorRequirement> fields;
 };
 
+/// A required pod (anti-)affinity term: pods in `namespaces` (the pod's own namespace when
+/// empty; every namespace when `all_namespaces`) whose labels match `selector`, grouped by the
+/// value of the node label `topology_key`. No labelSelector at all matches no pod.
+struct PodAffinityTerm {
+  std::optional<std::vector<SelectorRequirement>> selector;  ///< matchLabels as In requirements
+  std::vector<std::string> namespaces;
+  bool all_namespaces = false;  ///< namespaceSelector: {}
+  std::string topology_key;
+};
+
 struct PlacementRules {
   Labels node_selector;                      ///< spec.nodeSelector
   std::vector<NodeSelectorTerm> required;    ///< required node affinity; empty = none
   std::vector<Toleration> tolerations;
+  std::vector<PodAffinityTerm> pod_affinity;       ///< required podAffinity terms
+  std::vector<PodAffinityTerm> pod_anti_affinity;  ///< required podAntiAffinity terms
 };
 
 }  // namespace sim::model

@@ -48,6 +48,9 @@ class Session {
   IdVector<QueueId, fairshare::QueueShares> queues;
   ResourceVec total = ResourceVec::Zero();  ///< capacity divided by the fair share
   std::string action;                       ///< action now running, for decision records
+  /// Some pod has required pod anti-affinity: only then can a pod without terms of its own be
+  /// kept off a node by inter-pod affinity.
+  bool any_pod_anti_affinity = false;
 
   std::vector<BindDecision> binds;
   std::vector<PipelineDecision> pipelines;

@@ -1,0 +1,85 @@
+#include "io/pod_affinity_reader.hpp"
+
+#include <algorithm>
+#include <iterator>
+
+namespace sim::io {
+namespace {
+
+// A metav1.LabelSelector: matchLabels become In requirements, matchExpressions are kept.
+std::vector<model::SelectorRequirement> read_label_selector(const Field& f) {
+  f.expect_map();
+  std::vector<model::SelectorRequirement> out;
+  const Field labels = f.member("matchLabels");
+  if (!labels.is_null()) {
+    labels.expect_map();
+    for (auto it = labels.node().begin(); it != labels.node().end(); ++it) {
+      out.push_back({it->first.Scalar(), "In", {labels.member(it->first.Scalar()).string()}});
+    }
+  }
+  const Field expressions = f.member("matchExpressions");
+  if (!expressions.is_null()) {
+    expressions.expect_sequence();
+    for (std::size_t i = 0; i < expressions.size(); ++i) {
+      const Field e = expressions.item(i);
+      e.expect_map();
+      model::SelectorRequirement r;
+      r.key = e.member("key").optional_string().value_or("");
+      if (r.key.empty()) e.fail("missing required field \"key\"");
+      r.op = e.member("operator").optional_string().value_or("");
+      static const char* kOps[] = {"In", "NotIn", "Exists", "DoesNotExist"};
+      if (std::find(std::begin(kOps), std::end(kOps), r.op) == std::end(kOps)) {
+        e.member("operator").fail("unknown operator \"" + r.op + "\" (In, NotIn, Exists, DoesNotExist)");
+      }
+      const Field values = e.member("values");
+      if (!values.is_null()) {
+        values.expect_sequence();
+        for (std::size_t j = 0; j < values.size(); ++j) r.values.push_back(values.item(j).string());
+      }
+      out.push_back(std::move(r));
+    }
+  }
+  return out;
+}
+
+std::vector<model::PodAffinityTerm> read_terms(const Field& list) {
+  std::vector<model::PodAffinityTerm> out;
+  if (list.is_null()) return out;
+  list.expect_sequence();
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const Field f = list.item(i);
+    f.expect_map();
+    model::PodAffinityTerm term;
+    term.topology_key = f.member("topologyKey").optional_string().value_or("");
+    if (term.topology_key.empty()) f.fail("missing required field \"topologyKey\"");
+    if (const Field selector = f.member("labelSelector"); !selector.is_null()) term.selector = read_label_selector(selector);
+    const Field namespaces = f.member("namespaces");
+    if (!namespaces.is_null()) {
+      namespaces.expect_sequence();
+      for (std::size_t j = 0; j < namespaces.size(); ++j) term.namespaces.push_back(namespaces.item(j).string());
+    }
+    if (const Field ns_selector = f.member("namespaceSelector"); !ns_selector.is_null()) {
+      ns_selector.expect_map();
+      // Matching namespace labels needs Namespace objects, which kaisim does not read; only the
+      // empty selector (every namespace) has a meaning without them.
+      if (ns_selector.node().size() != 0) ns_selector.fail("only an empty namespaceSelector ({}: every namespace) is supported");
+      term.all_namespaces = true;
+    }
+    out.push_back(std::move(term));
+  }
+  return out;
+}
+
+}  // namespace
+
+void read_pod_affinity(const Field& affinity, model::PlacementRules& rules) {
+  if (affinity.is_null()) return;
+  affinity.expect_map();
+  const char* kRequired = "requiredDuringSchedulingIgnoredDuringExecution";
+  if (const Field a = affinity.member("podAffinity"); !a.is_null()) rules.pod_affinity = read_terms(a.member(kRequired));
+  if (const Field a = affinity.member("podAntiAffinity"); !a.is_null()) {
+    rules.pod_anti_affinity = read_terms(a.member(kRequired));
+  }
+}
+
+}  // namespace sim::io
