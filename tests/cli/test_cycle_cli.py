@@ -186,3 +186,10 @@ def test_pod_affinity_terms_are_checked(kaisim):
     assert run.returncode == 2
     assert "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]: " \
            "missing required field \"topologyKey\"" in run.stderr
+
+
+def test_a_pod_of_no_subgroup_is_never_a_victim_and_is_named(kaisim):
+    report = cycle(kaisim, SOURCE_DIR / "tests" / "cli" / "data" / "subgroup-invalid-pod.yaml")
+    assert report["binds"] == [] and report["evictions"] == []  # evicting v-0 alone frees too little
+    [waiting] = report["pending"]
+    assert waiting["job"] == "r"

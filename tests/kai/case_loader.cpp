@@ -165,7 +165,7 @@ model::ClusterState build_state(const json& c, const std::map<std::string, PodSt
       task.uid = task.name;
       task.ns = job.ns;
       task.job = job_id;
-      if (t.contains("subgroup")) task.pod_set = job.groups->find_pod_set(t.at("subgroup").get<std::string>());
+      task.pod_set = job.groups->find_pod_set(t.value("subgroup", std::string("default")));
       task.created_ns = job.created_ns;
       const PodState& p = pods.at(task.name);
       task.status = parse_status(p.status);

@@ -165,6 +165,14 @@ std::string run_cycle_report(const std::vector<io::SnapshotSource>& sources, con
                           std::to_string(counts.alive[p]) + " exist, " + std::to_string(counts.gated[p]) + " are gated");
       }
     }
+    for (TaskId t : job.tasks) {
+      const model::Task& task = state.tasks[t];
+      if (task.pod_set >= 0) continue;
+      auto label = task.labels.find("kai.scheduler/subgroup-name");
+      reasons.push_back("Pod " + task.key() + " references subgroup \"" +
+                        (label == task.labels.end() ? std::string("default") : label->second) +
+                        "\", which does not exist in PodGroup " + job.ns + "/" + job.name);
+    }
     if (auto it = ssn.fit_errors.find(j); it != ssn.fit_errors.end()) {
       for (const std::string& r : it->second) reasons.push_back(r);
     }

@@ -1,6 +1,8 @@
 #include "sim/io/snapshot.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <map>
 #include <unordered_map>
 
@@ -79,7 +81,7 @@ Labels read_string_map(const Field& f) {
   if (f.is_null()) return Labels();
   f.expect_map();
   for (auto it = f.node().begin(); it != f.node().end(); ++it) {
-    out[it->first.Scalar()] = it->second.IsNull() ? std::string() : Field(it->second, f.path(), nullptr).string();
+    out[it->first.Scalar()] = it->second.IsNull() ? std::string() : f.member(it->first.Scalar()).string();
   }
   return Labels(std::move(out));
 }
@@ -318,6 +320,14 @@ model::PlacementRules read_placement(const Field& spec) {
       tol.op = t.member("operator").optional_string().value_or("Equal");
       tol.value = t.member("value").optional_string().value_or("");
       tol.effect = t.member("effect").optional_string().value_or("");
+      // Used by the replay's taint eviction; checked here so a bad value fails at load.
+      if (const Field seconds = t.member("tolerationSeconds"); !seconds.is_null()) {
+        const std::string text = seconds.string();
+        char* end = nullptr;
+        errno = 0;
+        (void)std::strtoll(text.c_str(), &end, 10);
+        if (text.empty() || *end != '\0' || errno == ERANGE) seconds.fail("not a whole number of seconds: \"" + text + "\"");
+      }
       rules.tolerations.push_back(tol);
     }
   }
@@ -714,8 +724,9 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
 model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects*>& parts,
                                            const SnapshotOptions& options, Diagnostics& diagnostics,
                                            model::ClusterState recycled) {
-  // Only the three big vectors are carried over, and every element in use is assigned anew
-  // below; everything else starts from its default.
+  // Only the three big vectors (and the node index, while the nodes are the same) are carried
+  // over, and every element in use is assigned anew below; everything else starts from its
+  // default.
   model::ClusterState state;
   state.nodes = std::move(recycled.nodes);
   state.tasks = std::move(recycled.tasks);
@@ -826,7 +837,7 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
     job.last_start_ns = pg.last_start_ns;
     job.stale_since_ns = pg.stale_since_ns;
     if (!job.queue.valid()) job.problem = "queue \"" + pg.queue + "\" does not exist";
-    job_by_name.emplace(job.name, id);  // KAI keys PodGroups by name only
+    job_by_name.insert_or_assign(job.name, id);  // KAI keys PodGroups by name only: the later wins
     state.jobs.push_back(std::move(job));
     return id;
   };
@@ -881,11 +892,10 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
                          "pod " + pod.ns + "/" + pod.name + " names PodGroup \"" + group + "\" which does not exist; ignored as KAI does");
       } else {
         task.job = job->second;
-        const model::SubGroupTree& groups = *state.jobs[task.job].groups;
-        if (groups.declared) {
-          auto label = pod.labels.find(std::string(kSubGroupLabel));
-          task.pod_set = label == pod.labels.end() ? -1 : groups.find_pod_set(label->second);
-        }
+        // AddTaskInfo: the PodSet named by the label, "default" without one; none found makes the
+        // pod invalid (never scheduled).
+        auto label = pod.labels.find(std::string(kSubGroupLabel));
+        task.pod_set = state.jobs[task.job].groups->find_pod_set(label == pod.labels.end() ? "default" : label->second);
         state.jobs[task.job].tasks.push_back(task.id);
       }
     }

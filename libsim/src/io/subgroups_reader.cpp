@@ -15,8 +15,9 @@ std::optional<std::int64_t> non_negative(const Field& f) {
 
 std::shared_ptr<const model::SubGroupTree> read_subgroups(const Field& spec, std::int64_t min_member) {
   const Field list = spec.member("subGroups");
-  if (list.is_null() || list.size() == 0) return model::SubGroupTree::single(min_member);
+  if (list.is_null()) return model::SubGroupTree::single(min_member);
   list.expect_sequence();
+  if (list.size() == 0) return model::SubGroupTree::single(min_member);
 
   struct Entry {
     Field source;
@@ -74,6 +75,16 @@ std::shared_ptr<const model::SubGroupTree> read_subgroups(const Field& spec, std
     } else {
       tree.pod_sets[static_cast<std::size_t>(index[i])].parent = parent;
       tree.sets[static_cast<std::size_t>(parent)].pod_sets.push_back(index[i]);
+    }
+  }
+  // A set that needs more members than it has can never be satisfied.
+  for (std::size_t i = 0; i < tree.sets.size(); ++i) {
+    const model::SubGroupSet& set = tree.sets[i];
+    const std::size_t members = set.child_sets.size() + set.pod_sets.size();
+    if (set.min_subgroup && *set.min_subgroup > static_cast<std::int64_t>(members)) {
+      const Field where = i == 0 ? spec.member("minSubGroup") : entries[by_name.at(set.name)].source.member("minSubGroup");
+      where.fail("minSubGroup " + std::to_string(*set.min_subgroup) + " is more than the " + std::to_string(members) +
+                 " subgroups under it");
     }
   }
   return shared;

@@ -5,6 +5,7 @@
 // DefaultTolerationSeconds admission plugin gives every pod without its own toleration for these
 // taints one of 300 s, so by default pods go 5 minutes after the node turns NotReady.
 
+#include <algorithm>
 #include <cstdlib>
 #include <limits>
 #include <optional>
@@ -18,6 +19,7 @@ namespace {
 constexpr const char* kNotReadyTaint = "node.kubernetes.io/not-ready";
 constexpr const char* kUnreachableTaint = "node.kubernetes.io/unreachable";
 constexpr std::int64_t kDefaultTolerationMs = 300'000;  // DefaultTolerationSeconds: 300
+constexpr long long kCenturySeconds = 100LL * 365 * 86400;
 
 // The NoExecute taint the controller puts on this node, or "" while it is Ready (a node without
 // a Ready condition counts as Ready, as kaisim's snapshot reads it).
@@ -53,8 +55,13 @@ std::optional<std::int64_t> toleration_ms(const YAML::Node& pod, const std::stri
       const bool key_ok = op == "Exists" ? key.empty() || key == taint : key == taint && value.empty();
       if (!key_ok || !(effect.empty() || effect == "NoExecute")) continue;
       matched = true;
+      // An integer (the scenario's validation checked it); negative means 0, and anything beyond
+      // a century is as good as for ever without overflowing the clock.
       const std::string seconds = str(t, "tolerationSeconds");
-      if (!seconds.empty()) shortest = std::min(shortest, std::max<std::int64_t>(0, std::atoll(seconds.c_str()) * 1000));
+      if (!seconds.empty()) {
+        const long long s = std::clamp(std::strtoll(seconds.c_str(), nullptr, 10), 0LL, kCenturySeconds);
+        shortest = std::min<std::int64_t>(shortest, s * 1000);
+      }
     }
   }
   if (!admitted_default) return kDefaultTolerationMs;
@@ -65,7 +72,8 @@ std::optional<std::int64_t> toleration_ms(const YAML::Node& pod, const std::stri
 
 }  // namespace
 
-void World::node_condition_changed(const std::string& node, const YAML::Node& doc, std::int64_t now_ms) {
+void World::node_condition_changed(const std::string& node, const YAML::Node& doc, std::int64_t now_ms,
+                                   std::vector<PodEvent>& events) {
   const std::string taint = lifecycle_taint(doc);
   auto it = node_taints_.find(node);
   if (taint == (it == node_taints_.end() ? "" : it->second)) return;
@@ -74,41 +82,57 @@ void World::node_condition_changed(const std::string& node, const YAML::Node& do
   } else {
     node_taints_[node] = taint;
   }
+  std::vector<std::string> pods;
   for (auto it_pod = objects_.lower_bound("Pod/"); it_pod != objects_.end() && it_pod->first.rfind("Pod/", 0) == 0; ++it_pod) {
-    if (str(it_pod->second.doc, "spec", "nodeName") != node) continue;
+    if (str(it_pod->second.doc, "spec", "nodeName") == node) pods.push_back(it_pod->first);
+  }
+  for (const std::string& key : pods) {
     if (taint.empty()) {
-      taint_evictions_.erase(it_pod->first);  // Ready again: no pod goes
+      taint_evictions_.erase(key);  // Ready again: no pod goes
+      taint_since_.erase(key);
     } else {
-      schedule_taint_eviction(it_pod->first, now_ms);
+      schedule_taint_eviction(key, now_ms, events);
     }
   }
 }
 
-void World::schedule_taint_eviction(const std::string& key, std::int64_t now_ms) {
+void World::schedule_taint_eviction(const std::string& key, std::int64_t now_ms, std::vector<PodEvent>& events) {
   const YAML::Node doc = objects_.at(key).doc;
   auto taint = node_taints_.find(str(doc, "spec", "nodeName"));
   if (taint == node_taints_.end() || terminating_.contains(key)) return;
   const std::optional<std::int64_t> stay = toleration_ms(doc, taint->second);
-  if (stay) {
-    taint_evictions_.set(key, now_ms + *stay);
-  } else {
+  if (!stay) {
     taint_evictions_.erase(key);
+    taint_since_.erase(key);
+    return;
+  }
+  // processPodOnNode: an eviction already scheduled keeps its start (a NotReady node turning
+  // unreachable does not restart the clock); a pod that tolerates nothing goes at once.
+  const std::int64_t since = taint_since_.emplace(key, now_ms).first->second;
+  if (since + *stay <= now_ms) {
+    evict_for_taint(key, now_ms, events);
+  } else {
+    taint_evictions_.set(key, since + *stay);
   }
 }
 
+void World::evict_for_taint(const std::string& key, std::int64_t now_ms, std::vector<PodEvent>& events) {
+  taint_evictions_.erase(key);
+  taint_since_.erase(key);
+  auto it = objects_.find(key);
+  if (it == objects_.end() || terminating_.contains(key)) return;
+  const YAML::Node doc = it->second.doc;
+  const std::string node = str(doc, "spec", "nodeName");
+  auto taint = node_taints_.find(node);
+  if (taint == node_taints_.end()) return;
+  events.push_back({now_ms, "lost", str(doc, "metadata", "namespace") + "/" + str(doc, "metadata", "name"),
+                    queue_of(doc), node, taint->second == kNotReadyTaint ? "node-not-ready" : "node-unreachable",
+                    "", requested_gpus(doc)});
+  start_termination(key, now_ms, events);
+}
+
 void World::evict_for_taints(std::int64_t now_ms, std::vector<PodEvent>& events) {
-  for (const auto& [key, at] : taint_evictions_.take_due(now_ms)) {
-    auto it = objects_.find(key);
-    if (it == objects_.end() || terminating_.contains(key)) continue;
-    const YAML::Node doc = it->second.doc;
-    const std::string node = str(doc, "spec", "nodeName");
-    auto taint = node_taints_.find(node);
-    if (taint == node_taints_.end()) continue;
-    events.push_back({now_ms, "lost", str(doc, "metadata", "namespace") + "/" + str(doc, "metadata", "name"),
-                      queue_of(doc), node, taint->second == kNotReadyTaint ? "node-not-ready" : "node-unreachable",
-                      "", requested_gpus(doc)});
-    start_termination(key, now_ms, events);
-  }
+  for (const auto& [key, at] : taint_evictions_.take_due(now_ms)) evict_for_taint(key, now_ms, events);
 }
 
 }  // namespace sim::replay

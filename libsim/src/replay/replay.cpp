@@ -128,6 +128,8 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
       ++result.cycles;
       ++result.cycles_reused;
       next_cycle += sc.period_ms;
+      // Drained once the last timer has fired with no effect (the computed cycle's test below).
+      if (sc.end_when_drained && next_step == sc.steps.size() && world.next_due() < 0) end = now;
     } else if (now == next_cycle) {
       model::ClusterState state = world.snapshot(now, per_cycle);
       state.config.k_value = sc.k_value;

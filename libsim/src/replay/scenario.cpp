@@ -103,11 +103,11 @@ class Loader {
   }
 
  private:
-  // yaml-cpp reads a merge key (`<<: *anchor`) as an ordinary key, so such a manifest has no kind.
   static void require_kind(const Field& manifest) {
-    if (manifest.member("kind").optional_string().value_or("").empty()) {
-      manifest.fail("missing required field \"kind\" (YAML merge keys `<<` are not supported)");
-    }
+    if (!manifest.member("kind").optional_string().value_or("").empty()) return;
+    // yaml-cpp reads a merge key (`<<: *anchor`) as an ordinary key: say so when that is why.
+    const bool merged = manifest.node().IsMap() && manifest.node()["<<"].IsDefined();
+    manifest.fail(std::string("missing required field \"kind\"") + (merged ? " (YAML merge keys `<<` are not supported)" : ""));
   }
 
   // A list of manifest file names (relative to the scenario) or inline manifests.

@@ -1,6 +1,7 @@
 #pragma once
-// Private: per-pod timers of the world (bind done, run time over, grace period over), kept in
-// time order so the replay loop finds the next one without scanning every pod.
+// Private: per-pod timers of the world (bind done, run time over, taint toleration over, grace
+// period over), kept in time order so the replay loop finds the next one without scanning every
+// pod.
 
 #include <algorithm>
 #include <cstdint>

@@ -65,6 +65,9 @@ void World::drop(const std::string& key) {
   if (it == objects_.end()) return;
   order_.erase(position(order_, key));
   objects_.erase(it);
+  // A timer must not outlive its pod: a later pod of the same name would inherit it.
+  for (Timers* timers : {&terminating_, &binding_, &completing_, &taint_evictions_}) timers->erase(key);
+  taint_since_.erase(key);
 }
 
 YAML::Node World::edit(Object& obj) {
@@ -136,7 +139,7 @@ void World::apply(const Manifest& m, std::int64_t now_ms, std::vector<PodEvent>&
     existing->second.doc.reset(doc);  // rebind: Node::operator= would write into the old document
     existing->second.parsed.reset();
     existing->second.scheduler_marks.reset();
-    if (kind == "Node") node_condition_changed(str(doc, "metadata", "name"), doc, now_ms);
+    if (kind == "Node") node_condition_changed(str(doc, "metadata", "name"), doc, now_ms, events);
     return;
   }
   ++version_;
@@ -155,11 +158,11 @@ void World::apply(const Manifest& m, std::int64_t now_ms, std::vector<PodEvent>&
                       queue_of(doc), "", "", "", requested_gpus(doc)});
   }
   put(key, Object{doc, std::make_shared<const std::string>(m.file)});
-  if (kind == "Node") node_condition_changed(str(doc, "metadata", "name"), doc, now_ms);
+  if (kind == "Node") node_condition_changed(str(doc, "metadata", "name"), doc, now_ms, events);
   // A pod applied with spec.nodeName needs no scheduler: the kubelet starts it.
   if (kind == "Pod" && !str(doc, "spec", "nodeName").empty()) {
     if (str(doc, "status", "phase") == "Pending") mark_running(key, now_ms);
-    schedule_taint_eviction(key, now_ms);
+    schedule_taint_eviction(key, now_ms, events);
   }
 }
 
@@ -194,6 +197,7 @@ void World::start_termination(const std::string& key, std::int64_t now_ms, std::
   const std::string pod = str(doc, "metadata", "namespace") + "/" + str(doc, "metadata", "name");
   const std::string phase = str(doc, "status", "phase");
   completing_.erase(key);
+  taint_evictions_.erase(key);
   if (phase != "Running" && str(doc, "spec", "nodeName").empty()) {
     // Never started: the API server removes it at once.
     binding_.erase(key);

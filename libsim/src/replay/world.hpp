@@ -35,15 +35,18 @@ struct PodEvent {
 class World {
  public:
   explicit World(std::int64_t default_grace_ms) : default_grace_ms_(default_grace_ms) {}
+  // order_ points into objects_: a copy would point into the original.
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
 
   /// Creates or updates the object (kubectl apply). Bare KAI pods get their PodGroup as the
   /// pod-grouper would create it.
   void apply(const Manifest& m, std::int64_t now_ms, std::vector<PodEvent>& events);
   /// Deletes the object; running pods terminate over their grace period first.
   void remove(const ObjectRef& ref, std::int64_t now_ms, std::vector<PodEvent>& events);
-  /// Finishes terminations and binds that are due at `now_ms`.
+  /// Finishes the binds, completions, taint evictions and terminations due at `now_ms`.
   void advance(std::int64_t now_ms, std::vector<PodEvent>& events);
-  /// Earliest pending termination or bind, or -1.
+  /// Earliest pending bind, completion, taint eviction or termination, or -1.
   std::int64_t next_due() const;
 
   /// The cluster state a scheduling cycle starting now sees.
@@ -85,9 +88,11 @@ class World {
   void mark_running(const std::string& key, std::int64_t since_ms);
   // The node lifecycle controller (node_lifecycle.cpp): taints a node that stops being Ready and
   // evicts its pods once their toleration runs out.
-  void node_condition_changed(const std::string& node, const YAML::Node& doc, std::int64_t now_ms);
-  void schedule_taint_eviction(const std::string& key, std::int64_t now_ms);
+  void node_condition_changed(const std::string& node, const YAML::Node& doc, std::int64_t now_ms,
+                              std::vector<PodEvent>& events);
+  void schedule_taint_eviction(const std::string& key, std::int64_t now_ms, std::vector<PodEvent>& events);
   void evict_for_taints(std::int64_t now_ms, std::vector<PodEvent>& events);
+  void evict_for_taint(const std::string& key, std::int64_t now_ms, std::vector<PodEvent>& events);
   void start_termination(const std::string& key, std::int64_t now_ms, std::vector<PodEvent>& events);
 
   std::int64_t default_grace_ms_;
@@ -97,6 +102,7 @@ class World {
   Timers binding_;      // pod key -> running time
   Timers completing_;   // pod key -> completion time (kaisim/runtime)
   Timers taint_evictions_;  // pod key -> when the node lifecycle controller deletes it
+  std::map<std::string, std::int64_t> taint_since_;  // pod key -> when its eviction was first scheduled
   std::map<std::string, std::string> node_taints_;  // node -> its NoExecute lifecycle taint
   std::uint64_t version_ = 0;
   std::map<std::string, int> recreated_;             // controller-owned pods recreated so far

@@ -264,7 +264,10 @@ std::vector<TaskId> tasks_to_evict(const Session& ssn, const JobView& job, bool&
   const PodSetCounts c(ssn, job);
   std::vector<TaskId> out = elastic_victims(ssn, job, c, 0);
   if (out.empty()) out = all_active(ssn, job, 0);
-  more_left = static_cast<std::int64_t>(out.size()) < active_allocated_count(ssn, job);
+  // Pods of no PodSet (an unknown subgroup) are never victims: they do not count as left.
+  std::int64_t active = 0;
+  for (std::int64_t n : c.active_allocated) active += n;
+  more_left = static_cast<std::int64_t>(out.size()) < active;
   return out;
 }
 

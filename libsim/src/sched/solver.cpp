@@ -129,7 +129,7 @@ class ScenarioBuilder {
         return false;
       }
     }
-    if (more) {
+    if (more && !tasks.empty()) {
       JobView rest{victim.id, {}, victim.groups};
       for (TaskId x : victim.tasks) {
         if (std::find(tasks.begin(), tasks.end(), x) == tasks.end()) rest.tasks.push_back(x);
@@ -588,31 +588,57 @@ std::vector<ResourceVec> pending_vectors(const Session& ssn, const JobView& job)
   return out;
 }
 
-// GetSchedulingConstraintsSignature, reduced to what kaisim models: per pod not yet active,
-// its placement rules and the job's priority.
-std::string signature(const Session& ssn, const JobView& job) {
-  std::vector<std::string> entries;
-  for (TaskId t : job.tasks) {
-    const model::Task& task = ssn.state.tasks[t];
-    if (model::is_active_allocated(task.status)) continue;
-    std::ostringstream s;
-    s << ssn.state.jobs[job.id].priority << "|";
-    for (const auto& [k, v] : task.placement.node_selector) s << k << "=" << v << ",";
+// GetSchedulingConstraintsSignature, reduced to what kaisim models: per PodSet, one entry per pod
+// not yet active (its placement rules and the job's priority), sorted; PodSets whose pods are all
+// active add nothing; the PodSets' signatures sorted (podset.go, job_info.go).
+std::string pod_entry(const Session& ssn, const JobView& job, const model::Task& task) {
+  std::ostringstream s;
+  s << ssn.state.jobs[job.id].priority << "|";
+  for (const auto& [k, v] : task.placement.node_selector) s << k << "=" << v << ",";
+  s << "|";
+  for (const auto& term : task.placement.required) {
+    for (const auto& r : term.expressions) {
+      s << r.key << r.op;
+      for (const auto& v : r.values) s << v << ";";
+    }
+    s << "/";
+  }
+  s << "|";
+  for (const auto& tol : task.placement.tolerations) s << tol.key << tol.op << tol.value << tol.effect << ",";
+  for (const auto* terms : {&task.placement.pod_affinity, &task.placement.pod_anti_affinity}) {
     s << "|";
-    for (const auto& term : task.placement.required) {
-      for (const auto& r : term.expressions) {
-        s << r.key << r.op;
-        for (const auto& v : r.values) s << v << ";";
+    for (const model::PodAffinityTerm& term : *terms) {
+      s << term.topology_key << (term.all_namespaces ? "*" : "") << ":";
+      for (const std::string& ns : term.namespaces) s << ns << ",";
+      if (term.selector) {
+        for (const auto& r : *term.selector) {
+          s << r.key << r.op;
+          for (const auto& v : r.values) s << v << ";";
+        }
       }
       s << "/";
     }
-    s << "|";
-    for (const auto& tol : task.placement.tolerations) s << tol.key << tol.op << tol.value << tol.effect << ",";
-    entries.push_back(s.str());
   }
-  std::sort(entries.begin(), entries.end());
+  return s.str();
+}
+
+std::string signature(const Session& ssn, const JobView& job) {
+  std::map<int, std::vector<std::string>> by_pod_set;
+  for (TaskId t : job.tasks) {
+    const model::Task& task = ssn.state.tasks[t];
+    if (model::is_active_allocated(task.status)) continue;
+    by_pod_set[task.pod_set].push_back(pod_entry(ssn, job, task));
+  }
+  std::vector<std::string> pod_sets;
+  for (auto& [pod_set, entries] : by_pod_set) {
+    std::sort(entries.begin(), entries.end());
+    std::string one = "{";
+    for (const std::string& e : entries) one += e + "\n";
+    pod_sets.push_back(one + "}");
+  }
+  std::sort(pod_sets.begin(), pod_sets.end());
   std::string out;
-  for (const std::string& e : entries) out += e + "\n";
+  for (const std::string& p : pod_sets) out += p;
   return out;
 }
 

@@ -142,4 +142,8 @@ TEST_CASE("bad subGroups name the field", "[io][snapshot][subgroups][errors]") {
   CHECK(error_of(head + "    - {name: a, parent: b}\n    - {name: b, parent: a}\n") ==
         "snap.yaml:6:25: spec.subGroups[0].parent: subgroup parents form a cycle");
   CHECK(error_of(head + "    - {name: a, minMember: -1}\n") == "snap.yaml:6:28: spec.subGroups[0].minMember: must be >= 0");
+  CHECK(error_of("kind: PodGroup\nmetadata: {name: g}\nspec: {queue: q, subGroups: x}\n") ==
+        "snap.yaml:3:29: spec.subGroups: expected a list, got \"x\"");
+  CHECK(error_of("kind: PodGroup\nmetadata: {name: g}\nspec: {queue: q, minSubGroup: 3, subGroups: [{name: a}]}\n") ==
+        "snap.yaml:3:31: spec.minSubGroup: minSubGroup 3 is more than the 1 subgroups under it");
 }

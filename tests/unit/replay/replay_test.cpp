@@ -79,3 +79,33 @@ generators:
   CHECK(computed.cycles == r.cycles);
   CHECK(computed.outputs == r.outputs);
 }
+
+TEST_CASE("a NotReady node's pending taint eviction ends with its pod: drained the same with or without reuse") {
+  sim::Diagnostics diagnostics;
+  sim::api::ReplayOptions options;
+  options.scenario_path = "taint.yaml";
+  options.scenario_text = R"(schema_version: 1
+duration: 2h
+endWhenDrained: true
+manifests:
+  - {apiVersion: scheduling.run.ai/v2, kind: Queue, metadata: {name: q}, spec: {resources: {gpu: {quota: 4, limit: -1, overQuotaWeight: 1}}}}
+  - {apiVersion: v1, kind: Node, metadata: {name: a}, status: {allocatable: {cpu: "8", pods: "110", nvidia.com/gpu: "2"}}}
+steps:
+  - at: 0s
+    apply:
+      - {apiVersion: v1, kind: Pod, metadata: {name: p, labels: {kai.scheduler/queue: q}}, spec: {schedulerName: kai-scheduler, containers: [{name: c, resources: {limits: {nvidia.com/gpu: "1"}}}]}}
+      - {apiVersion: v1, kind: Pod, metadata: {name: huge, labels: {kai.scheduler/queue: q}}, spec: {schedulerName: kai-scheduler, containers: [{name: c, resources: {limits: {nvidia.com/gpu: "100"}}}]}}
+  - at: 100s
+    apply: [{apiVersion: v1, kind: Node, metadata: {name: a}, status: {allocatable: {cpu: "8", pods: "110", nvidia.com/gpu: "2"}, conditions: [{type: Ready, status: "False"}]}}]
+  - at: 110s
+    delete: [{kind: Pod, namespace: default, name: p}]
+)";
+  const sim::api::ReplayResult reused = sim::api::run_replay(options, diagnostics);
+  options.reuse_unchanged_cycles = false;
+  const sim::api::ReplayResult computed = sim::api::run_replay(options, diagnostics);
+  // p is deleted at 110 s and gone after its 30 s grace; its 300 s toleration timer goes with it.
+  CHECK(reused.cycles == 141);
+  CHECK(computed.cycles == reused.cycles);
+  CHECK(computed.outputs == reused.outputs);
+  CHECK(reused.outputs.at("events.jsonl").find("\"type\":\"lost\"") == std::string::npos);
+}

@@ -40,6 +40,13 @@ struct SubGroupTree {
 
   /// The single-PodSet tree of a PodGroup without subgroups.
   static std::shared_ptr<const SubGroupTree> single(std::int64_t min_member) {
+    if (min_member <= 1) {  // the common tree, built once (every Job starts with it)
+      static const std::shared_ptr<const SubGroupTree> one = build_single(1);
+      return one;
+    }
+    return build_single(min_member);
+  }
+  static std::shared_ptr<const SubGroupTree> build_single(std::int64_t min_member) {
     auto t = std::make_shared<SubGroupTree>();
     t->pod_sets[0].min_available = std::max<std::int64_t>(min_member, 1);
     t->sets[0].pod_sets = {0};
