@@ -25,6 +25,22 @@ std::vector<Member> members_of(const SubGroupSet& s) {
 
 std::size_t at(int i) { return static_cast<std::size_t>(i); }
 
+// A PodGroup without subgroups: one PodSet under the root. The hot paths (job order in every
+// queue, victim slices) take this shortcut; the tree walks give the same answers for it.
+bool single_pod_set(const JobView& job) {
+  const SubGroupTree& t = *job.groups;
+  return t.pod_sets.size() == 1 && t.sets.size() == 1 && t.sets[0].members_to_satisfy() == 1;
+}
+
+std::int64_t count_in_pod_set(const Session& ssn, const JobView& job, int p, bool (*status_ok)(model::TaskStatus)) {
+  std::int64_t n = 0;
+  for (TaskId t : job.tasks) {
+    const model::Task& task = ssn.state.tasks[t];
+    n += task.pod_set == p && status_ok(task.status) ? 1 : 0;
+  }
+  return n;
+}
+
 // GetNumActiveAllocatedDirectSubGroups: direct members at their minimum.
 std::int64_t satisfied_members(const SubGroupTree& tree, const PodSetCounts& c, int set) {
   std::int64_t n = 0;
@@ -78,14 +94,14 @@ std::vector<Member> sorted_members(const SubGroupTree& tree, const PodSetCounts&
 }
 
 // collectTasksFromPodSet: the missing part of the PodSet's minimum, or one more pod.
-std::vector<TaskId> from_pod_set(const Session& ssn, const JobView& job, const PodSetCounts& c, int p, bool real) {
+std::vector<TaskId> from_pod_set(const Session& ssn, const JobView& job, std::int64_t active, int p, bool real) {
   std::vector<TaskId> q;
   for (TaskId t : job.tasks) {
     const model::Task& task = ssn.state.tasks[t];
     if (task.pod_set == p && should_allocate(task, real)) q.push_back(t);
   }
   std::sort(q.begin(), q.end(), [&](TaskId a, TaskId b) { return task_before(ssn.state.tasks[a], ssn.state.tasks[b]); });
-  const std::int64_t active = c.active_allocated[at(p)], min = job.groups->pod_sets[at(p)].min_available;
+  const std::int64_t min = job.groups->pod_sets[at(p)].min_available;
   const std::int64_t n = active >= min ? std::min<std::int64_t>(static_cast<std::int64_t>(q.size()), 1) : min - active;
   q.resize(std::min(q.size(), static_cast<std::size_t>(n)));
   return q;
@@ -104,14 +120,15 @@ std::vector<TaskId> collect(const Session& ssn, const JobView& job, const PodSet
       if (m.is_set) {
         if (!set_satisfied(tree, c, m.index)) part = collect(ssn, job, c, m.index, real);
       } else if (c.active_allocated[at(m.index)] < tree.pod_sets[at(m.index)].min_available) {
-        part = from_pod_set(ssn, job, c, m.index, real);
+        part = from_pod_set(ssn, job, c.active_allocated[at(m.index)], m.index, real);
       }
       out.insert(out.end(), part.begin(), part.end());
     }
     return out;
   }
   for (const Member& m : kids) {  // elastic phase: the first member with anything to add
-    out = m.is_set ? collect(ssn, job, c, m.index, real) : from_pod_set(ssn, job, c, m.index, real);
+    out = m.is_set ? collect(ssn, job, c, m.index, real)
+                   : from_pod_set(ssn, job, c.active_allocated[at(m.index)], m.index, real);
     if (!out.empty()) return out;
   }
   return out;
@@ -252,15 +269,36 @@ bool should_allocate(const model::Task& task, bool real_allocation) {
 }
 
 std::vector<TaskId> tasks_to_allocate(const Session& ssn, const JobView& job, bool real_allocation) {
+  if (single_pod_set(job)) {  // both phases come down to the one PodSet's pods
+    return from_pod_set(ssn, job, count_in_pod_set(ssn, job, 0, model::is_active_allocated), 0, real_allocation);
+  }
   return collect(ssn, job, PodSetCounts(ssn, job), 0, real_allocation);
 }
 
 bool place_in_subgroup_order(const Session& ssn, const JobView& job, const std::vector<TaskId>& tasks,
                              const std::function<bool(TaskId, std::size_t)>& place) {
+  if (single_pod_set(job)) {
+    std::size_t index = 0;
+    for (TaskId t : tasks) {
+      if (ssn.state.tasks[t].pod_set == 0 && !place(t, index++)) return false;
+    }
+    return true;
+  }
   return place_set(ssn, job, tasks, 0, place);
 }
 
 std::vector<TaskId> tasks_to_evict(const Session& ssn, const JobView& job, bool& more_left) {
+  if (single_pod_set(job)) {  // one surplus pod while above the minimum, else all
+    std::vector<TaskId> active = active_reversed(ssn, job, 0);
+    std::vector<TaskId> out;
+    if (static_cast<std::int64_t>(active.size()) > job.groups->pod_sets[0].min_available) {
+      out.push_back(active.front());
+    } else {
+      out = active;
+    }
+    more_left = out.size() < active.size();
+    return out;
+  }
   const PodSetCounts c(ssn, job);
   std::vector<TaskId> out = elastic_victims(ssn, job, c, 0);
   if (out.empty()) out = all_active(ssn, job, 0);
@@ -272,6 +310,11 @@ std::vector<TaskId> tasks_to_evict(const Session& ssn, const JobView& job, bool&
 }
 
 bool is_ready_for_scheduling(const Session& ssn, const JobView& job) {
+  if (single_pod_set(job)) {
+    const std::int64_t alive = count_in_pod_set(ssn, job, 0, model::is_alive);
+    const std::int64_t gated = count_in_pod_set(ssn, job, 0, [](model::TaskStatus s) { return s == model::TaskStatus::GATED; });
+    return alive - gated >= job.groups->pod_sets[0].min_available;
+  }
   return ready(*job.groups, PodSetCounts(ssn, job), 0);
 }
 
@@ -340,6 +383,11 @@ bool is_elastic(const Session& ssn, JobId job) {
 }
 
 int min_available_state(const Session& ssn, const JobView& job) {
+  if (single_pod_set(job)) {
+    const std::int64_t active = count_in_pod_set(ssn, job, 0, model::is_active_allocated);
+    const std::int64_t min = job.groups->pod_sets[0].min_available;
+    return active < min ? 0 : active == min ? 1 : 2;
+  }
   const PodSetCounts c(ssn, job);
   bool exact = true;
   for (std::size_t p = 0; p < c.active_allocated.size(); ++p) {
