@@ -20,24 +20,7 @@ std::vector<model::SelectorRequirement> read_label_selector(const Field& f) {
   const Field expressions = f.member("matchExpressions");
   if (!expressions.is_null()) {
     expressions.expect_sequence();
-    for (std::size_t i = 0; i < expressions.size(); ++i) {
-      const Field e = expressions.item(i);
-      e.expect_map();
-      model::SelectorRequirement r;
-      r.key = e.member("key").optional_string().value_or("");
-      if (r.key.empty()) e.fail("missing required field \"key\"");
-      r.op = e.member("operator").optional_string().value_or("");
-      static const char* kOps[] = {"In", "NotIn", "Exists", "DoesNotExist"};
-      if (std::find(std::begin(kOps), std::end(kOps), r.op) == std::end(kOps)) {
-        e.member("operator").fail("unknown operator \"" + r.op + "\" (In, NotIn, Exists, DoesNotExist)");
-      }
-      const Field values = e.member("values");
-      if (!values.is_null()) {
-        values.expect_sequence();
-        for (std::size_t j = 0; j < values.size(); ++j) r.values.push_back(values.item(j).string());
-      }
-      out.push_back(std::move(r));
-    }
+    for (std::size_t i = 0; i < expressions.size(); ++i) out.push_back(read_requirement(expressions.item(i), false));
   }
   return out;
 }
@@ -71,6 +54,25 @@ std::vector<model::PodAffinityTerm> read_terms(const Field& list) {
 }
 
 }  // namespace
+
+model::SelectorRequirement read_requirement(const Field& f, bool numeric) {
+  f.expect_map();
+  model::SelectorRequirement r;
+  r.key = f.member("key").optional_string().value_or("");
+  if (r.key.empty()) f.fail("missing required field \"key\"");
+  r.op = f.member("operator").optional_string().value_or("");
+  static const char* kOps[] = {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"};
+  const auto ops_end = std::end(kOps) - (numeric ? 0 : 2);
+  if (std::find(std::begin(kOps), ops_end, r.op) == ops_end) {
+    f.member("operator").fail("unknown operator \"" + r.op + "\" (In, NotIn, Exists, DoesNotExist" + (numeric ? ", Gt, Lt)" : ")"));
+  }
+  const Field values = f.member("values");
+  if (!values.is_null()) {
+    values.expect_sequence();
+    for (std::size_t i = 0; i < values.size(); ++i) r.values.push_back(values.item(i).string());
+  }
+  return r;
+}
 
 void read_pod_affinity(const Field& affinity, model::PlacementRules& rules) {
   if (affinity.is_null()) return;

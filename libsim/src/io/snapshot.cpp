@@ -289,23 +289,6 @@ void max_into(ResourceList& peak, const ResourceList& part) {
   for (const auto& [name, v] : part.scalars) peak.scalars[name] = std::max(peak.scalars[name], v);
 }
 
-model::SelectorRequirement read_requirement(const Field& f) {
-  f.expect_map();
-  model::SelectorRequirement r;
-  r.key = f.member("key").optional_string().value_or("");
-  r.op = f.member("operator").optional_string().value_or("");
-  static const char* kOps[] = {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"};
-  if (std::find(std::begin(kOps), std::end(kOps), r.op) == std::end(kOps)) {
-    f.member("operator").fail("unknown operator \"" + r.op + "\" (In, NotIn, Exists, DoesNotExist, Gt, Lt)");
-  }
-  const Field values = f.member("values");
-  if (!values.is_null()) {
-    values.expect_sequence();
-    for (std::size_t i = 0; i < values.size(); ++i) r.values.push_back(values.item(i).string());
-  }
-  return r;
-}
-
 model::PlacementRules read_placement(const Field& spec) {
   model::PlacementRules rules;
   rules.node_selector = read_string_map(spec.member("nodeSelector"));
@@ -344,7 +327,7 @@ model::PlacementRules read_placement(const Field& spec) {
         if (list.is_null()) continue;
         list.expect_sequence();
         auto& target = std::string(kind) == "matchExpressions" ? out.expressions : out.fields;
-        for (std::size_t j = 0; j < list.size(); ++j) target.push_back(read_requirement(list.item(j)));
+        for (std::size_t j = 0; j < list.size(); ++j) target.push_back(read_requirement(list.item(j), true));
       }
       rules.required.push_back(out);
     }

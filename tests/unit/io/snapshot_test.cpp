@@ -147,3 +147,14 @@ TEST_CASE("bad subGroups name the field", "[io][snapshot][subgroups][errors]") {
   CHECK(error_of("kind: PodGroup\nmetadata: {name: g}\nspec: {queue: q, minSubGroup: 3, subGroups: [{name: a}]}\n") ==
         "snap.yaml:3:31: spec.minSubGroup: minSubGroup 3 is more than the 1 subgroups under it");
 }
+
+TEST_CASE("bad pod affinity terms name the field", "[io][snapshot][errors]") {
+  const std::string head = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c}]\n  affinity:\n"
+                           "    podAntiAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n";
+  CHECK(error_of(head + "        - {topologyKey: h, labelSelector: {matchExpressions: [{key: a, operator: Gt, values: ['1']}]}}\n") ==
+        "snap.yaml:9:82: spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector"
+        ".matchExpressions[0].operator: unknown operator \"Gt\" (In, NotIn, Exists, DoesNotExist)");
+  CHECK(error_of(head + "        - {topologyKey: h, namespaceSelector: {matchLabels: {team: a}}}\n") ==
+        "snap.yaml:9:47: spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].namespaceSelector: "
+        "only an empty namespaceSelector ({}: every namespace) is supported");
+}
