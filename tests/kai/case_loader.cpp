@@ -49,6 +49,37 @@ std::map<std::string, PodState> initial_pods(const json& c) {
   return pods;
 }
 
+// A test's own plugin list: the scoring plugins kaisim can switch follow it (nodeplacement with
+// its gpu/cpu arguments, gpupack/gpuspread, gpusharingorder, nodeavailability, resourcetype,
+// nominatednode); the rest of KAI's plugins stay as kaisim always runs them.
+void apply_plugin_list(const json& list, model::SchedulerConfig& config) {
+  auto& p = config.plugins;
+  p = {};
+  p.node_placement = p.node_availability = p.resource_type = p.nominated_node = false;
+  p.gpu_sharing_order = false;
+  p.gpu_device_order = false;
+  for (const json& plugin : list) {
+    const std::string name = plugin.at("name").get<std::string>();
+    if (name == "nodeplacement") {
+      p.node_placement = true;
+      const json args = plugin.value("arguments", json::object());
+      config.gpu_binpack = args.value("gpu", std::string("binpack")) == "binpack";
+      config.cpu_binpack = args.value("cpu", std::string("binpack")) == "binpack";
+    } else if (name == "gpupack" || name == "gpuspread") {
+      p.gpu_device_order = true;
+      p.gpu_pack = name == "gpupack";
+    } else if (name == "gpusharingorder") {
+      p.gpu_sharing_order = true;
+    } else if (name == "nodeavailability") {
+      p.node_availability = true;
+    } else if (name == "resourcetype") {
+      p.resource_type = true;
+    } else if (name == "nominatednode") {
+      p.nominated_node = true;
+    }
+  }
+}
+
 // A SubGroupSet of the case (`{name, min_subgroup?, subgroups, podsets}`) and all below it.
 void add_set(const json& set, int index, model::SubGroupTree& tree) {
   tree.sets[static_cast<std::size_t>(index)].name = set.value("name", "");
@@ -79,6 +110,7 @@ model::ClusterState build_state(const json& c, const std::map<std::string, PodSt
   state.now_ns = kNow;
   const json& cfg = c.at("config");
   state.config.predicates_enabled = cfg.at("predicates_enabled").get<bool>();
+  if (cfg.at("plugins").is_array()) apply_plugin_list(cfg.at("plugins"), state.config);
   state.config.max_consolidation_preemptees = cfg.at("max_consolidation_preemptees").get<int>();
   state.config.allow_consolidating_reclaim = cfg.at("allow_consolidating_reclaim").get<bool>();
   state.config.use_scheduling_signatures = cfg.at("use_scheduling_signatures").get<bool>();

@@ -164,18 +164,21 @@ std::vector<std::string> fitting_gpus(const Session& ssn, const model::Node& nod
                                                       std::max<std::int64_t>(task.gpu.count, 1));
     for (std::int64_t i = 0; i < whole; ++i) candidates.emplace_back(kWholeGpu);
   }
-  // gpupack (default): whole GPUs score 0, groups their used portion; gpuspread the reverse.
-  // Equal scores keep candidate order (groups by id, whole GPUs last).
+  // gpupack (default): whole GPUs score 0, groups their used portion; gpuspread the reverse;
+  // neither plugin: every candidate 0. Equal scores keep candidate order (groups by id, whole
+  // GPUs last).
+  const bool scored = ssn.config.plugins.gpu_device_order;
+  const bool pack = ssn.config.gpu_device_pack();
   std::map<double, std::vector<std::string>, std::greater<>> by_score;
   for (const std::string& c : candidates) {
     double score = 0;
     if (c == kWholeGpu) {
-      score = ssn.config.gpu_binpack ? 0 : 1;
+      score = !scored || pack ? 0 : 1;
     } else {
       if (node.gpu_memory_mib < model::kDefaultGpuMemoryMib || node.gpu_memory_mib == 0) continue;
       auto used = node.used_shared_mib.find(c);
       const double portion = static_cast<double>(used->second) / static_cast<double>(node.gpu_memory_mib);
-      score = ssn.config.gpu_binpack ? portion : 1 - portion;
+      score = !scored ? 0 : pack ? portion : 1 - portion;
     }
     by_score[score].push_back(c);
   }
@@ -228,8 +231,11 @@ std::vector<NodeId> ordered_nodes(Session& ssn, TaskId task_id, const std::vecto
   for (NodeId id : nodes) {
     const model::Node& node = ssn.state.nodes[id];
     double score = 0;
-    if (!task.nominated_node.empty() && task.nominated_node == node.name) score += kNominatedNode;
-    if (ssn.config.gpu_binpack) {
+    const model::SchedulerConfig::Plugins& plugins = ssn.config.plugins;
+    if (plugins.nominated_node && !task.nominated_node.empty() && task.nominated_node == node.name) {
+      score += kNominatedNode;
+    }
+    if (ssn.config.gpu_sharing_order()) {
       // gpusharingorder: any in-use shared group this task fits (CPU pods need 0 MiB, so fit too).
       for (const auto& [group, used] : node.used_shared_mib) {
         if (node.task_fits_on_group(task.gpu, group)) {
@@ -238,9 +244,11 @@ std::vector<NodeId> ordered_nodes(Session& ssn, TaskId task_id, const std::vecto
         }
       }
     }
-    if (node.task_fits(task, node.idle, false)) score += kAvailability;
-    if (cpu_task && node.is_cpu_only_node()) score += kResourceType;
-    if (binpack) {
+    if (plugins.node_availability && node.task_fits(task, node.idle, false)) score += kAvailability;
+    if (plugins.resource_type && cpu_task && node.is_cpu_only_node()) score += kResourceType;
+    if (!plugins.node_placement) {
+      // no nodeplacement plugin: no binpack or spread term
+    } else if (binpack) {
       const double overall = node.allocatable[resource];
       const double free = free_resource(node, resource);
       if (overall != 0 && max_free != 0) {

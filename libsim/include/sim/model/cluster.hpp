@@ -24,6 +24,20 @@ struct SchedulerConfig {
   bool predicates_enabled = true;  ///< the predicates plugin (KAI's unit tests often run without it)
   bool gpu_binpack = true;   ///< placementStrategy.gpu: binpack (true) or spread
   bool cpu_binpack = true;   ///< placementStrategy.cpu
+  /// Scoring plugins of a custom plugin list (KAI's tests configure some). Unset: as the
+  /// placement strategy implies (gpusharingorder and gpupack with GPU binpack, gpuspread with
+  /// spread); the others are on.
+  struct Plugins {
+    bool node_placement = true;     ///< nodeplacement
+    bool node_availability = true;  ///< nodeavailability
+    bool resource_type = true;      ///< resourcetype
+    bool nominated_node = true;     ///< nominatednode
+    std::optional<bool> gpu_sharing_order;  ///< gpusharingorder
+    std::optional<bool> gpu_pack;           ///< gpupack (true), gpuspread (false), neither (unset: strategy)
+    bool gpu_device_order = true;           ///< false: neither gpupack nor gpuspread is listed
+  } plugins;
+  bool gpu_sharing_order() const { return plugins.gpu_sharing_order.value_or(gpu_binpack); }
+  bool gpu_device_pack() const { return plugins.gpu_pack.value_or(gpu_binpack); }
   double k_value = 1.0;      ///< proportion kValue (no effect without usage data)
   int max_consolidation_preemptees = 16;
   bool allow_consolidating_reclaim = true;
