@@ -193,3 +193,41 @@ def test_a_pod_of_no_subgroup_is_never_a_victim_and_is_named(kaisim):
     assert report["binds"] == [] and report["evictions"] == []  # evicting v-0 alone frees too little
     [waiting] = report["pending"]
     assert waiting["job"] == "r"
+
+
+def snapshot_with_config(config, params=None):
+    """A KAI snapshot.json: two 4-GPU nodes, one already half used, and one pending 1-GPU pod."""
+    node = lambda name: {"metadata": {"name": name}, "status": {"allocatable": {
+        "cpu": "16", "memory": "64Gi", "pods": "110", "nvidia.com/gpu": "4"}}}
+    pod = lambda name, node_name=None: {
+        "metadata": {"name": name, "namespace": "a", "uid": name, "creationTimestamp": "2026-08-03T10:00:00Z",
+                     "labels": {"kai.scheduler/queue": "q"}},
+        "spec": {"schedulerName": "kai-scheduler", **({"nodeName": node_name} if node_name else {}),
+                 "containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": "2" if node_name else "1"}}}]},
+        "status": {"phase": "Running" if node_name else "Pending"}}
+    return json.dumps({"config": config, "schedulerParams": params or {}, "rawObjects": {
+        "nodes": [node("n0"), node("n1")],
+        "queues": [{"metadata": {"name": "q"}, "spec": {"resources": {"gpu": {"quota": 8, "limit": -1}}}}],
+        "pods": [pod("running", "n0"), pod("new")]}})
+
+
+def test_a_snapshot_s_own_scheduler_config_picks_the_placement(kaisim):
+    # KAI's in-code default binpacks: the new pod joins the half-used node.
+    [bind] = cycle(kaisim, "-", stdin=snapshot_with_config({}))["binds"]
+    assert bind["node"] == "n0"
+    # The operator's config for placementStrategy spread: the emptier node.
+    spread = {"actions": "allocate, reclaim, preempt, stalegangeviction", "tiers": [{"plugins": [
+        {"name": "predicates"}, {"name": "proportion"}, {"name": "priority"}, {"name": "nodeavailability"},
+        {"name": "resourcetype"}, {"name": "gpuspread"},
+        {"name": "nodeplacement", "arguments": {"gpu": "spread", "cpu": "spread"}}]}]}
+    [bind] = cycle(kaisim, "-", stdin=snapshot_with_config(spread))["binds"]
+    assert bind["node"] == "n1"
+
+
+def test_a_bad_scheduler_config_names_the_field(kaisim):
+    run = kaisim("cycle", "-", stdin=snapshot_with_config({"actions": "allocate, backfill"}))
+    assert run.returncode == 2
+    assert 'config.actions: unknown action "backfill"' in run.stderr
+    run = kaisim("cycle", "-", stdin=snapshot_with_config({}, {"allowConsolidatingReclaim": "yes"}))
+    assert run.returncode == 2
+    assert "schedulerParams.allowConsolidatingReclaim: expected true or false" in run.stderr

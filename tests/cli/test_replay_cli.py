@@ -81,6 +81,8 @@ BAD = [
     ("schema_version: 1\ncluster:\n  nodePools: [{name: n, gpusPerNode: 1, gpuModel: H100-80GB, mig: {1g.5gb: 1}}]\n",
      "s.yaml:3:76: cluster.nodePools[0].mig.1g.5gb: not a MIG profile of H100-80GB (1g.10gb, 1g.20gb, 2g.20gb, "
      "3g.40gb, 4g.40gb, 7g.80gb)"),
+    ("schema_version: 1\nscheduler: {placementStrategy: {gpu: diagonal}}\n",
+     's.yaml:2:38: scheduler.placementStrategy.gpu: expected binpack or spread, got "diagonal"'),
     ("schema_version: 1\nmanifests:\n  - &n {apiVersion: v1, kind: Node, metadata: {name: a}}\n"
      "steps:\n  - at: 5s\n    apply: [{<<: *n, status: {allocatable: {cpu: '2'}}}]\n",
      's.yaml:6:13: steps[0].apply[0]: missing required field "kind" (YAML merge keys `<<` are not supported)'),
@@ -264,3 +266,35 @@ def test_gen_trace_refuses_a_folder_it_did_not_write(kaisim, tmp_path):
     assert (tmp_path / "notes.txt").read_text() == "keep me"
     run = kaisim("gen", "trace", "--out", tmp_path / "t", "--pods", "0")
     assert run.returncode == 2 and "pods: must be between 1 and 200000" in run.stderr
+
+
+PLACEMENT = """schema_version: 1
+duration: 10s
+{strategy}
+cluster: {{nodePools: [{{name: n, count: 2, gpusPerNode: 4, gpuModel: L40S}}]}}
+manifests:
+  - {{apiVersion: scheduling.run.ai/v2, kind: Queue, metadata: {{name: q}}, spec: {{resources: {{gpu: {{quota: 8, limit: -1, overQuotaWeight: 1}}}}}}}}
+steps:
+  - at: 0s
+    apply:
+      - {{apiVersion: v1, kind: Pod, metadata: {{name: a, labels: {{kai.scheduler/queue: q}}}}, spec: {{schedulerName: kai-scheduler, containers: [{{name: c, resources: {{limits: {{nvidia.com/gpu: "2"}}}}}}]}}}}
+  - at: 5s
+    apply:
+      - {{apiVersion: v1, kind: Pod, metadata: {{name: b, labels: {{kai.scheduler/queue: q}}}}, spec: {{schedulerName: kai-scheduler, containers: [{{name: c, resources: {{limits: {{nvidia.com/gpu: "1"}}}}}}]}}}}
+"""
+
+
+def bind_nodes(kaisim, tmp_path, strategy):
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(PLACEMENT.format(strategy=strategy))
+    run = kaisim("replay", scenario, "--out", tmp_path / "out")
+    assert run.returncode == 0, run.stderr
+    events = [json.loads(line) for line in (tmp_path / "out" / "events.jsonl").read_text().splitlines()]
+    return {e["pod"]: e["node"] for e in events if e["type"] == "bind"}
+
+
+def test_placement_strategy_binpacks_by_default_and_spreads_on_request(kaisim, tmp_path):
+    packed = bind_nodes(kaisim, tmp_path, "")
+    assert packed["default/a"] == packed["default/b"]
+    spread = bind_nodes(kaisim, tmp_path, "scheduler: {placementStrategy: {gpu: spread, cpu: spread}}")
+    assert spread["default/a"] != spread["default/b"]

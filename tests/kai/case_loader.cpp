@@ -49,35 +49,18 @@ std::map<std::string, PodState> initial_pods(const json& c) {
   return pods;
 }
 
-// A test's own plugin list: the scoring plugins kaisim can switch follow it (nodeplacement with
-// its gpu/cpu arguments, gpupack/gpuspread, gpusharingorder, nodeavailability, resourcetype,
-// nominatednode); the rest of KAI's plugins stay as kaisim always runs them.
+// A test's own plugin list, as KAI's tests give it.
 void apply_plugin_list(const json& list, model::SchedulerConfig& config) {
-  auto& p = config.plugins;
-  p = {};
-  p.node_placement = p.node_availability = p.resource_type = p.nominated_node = false;
-  p.gpu_sharing_order = false;
-  p.gpu_device_order = false;
+  std::vector<model::PluginOption> plugins;
   for (const json& plugin : list) {
-    const std::string name = plugin.at("name").get<std::string>();
-    if (name == "nodeplacement") {
-      p.node_placement = true;
-      const json args = plugin.value("arguments", json::object());
-      config.gpu_binpack = args.value("gpu", std::string("binpack")) == "binpack";
-      config.cpu_binpack = args.value("cpu", std::string("binpack")) == "binpack";
-    } else if (name == "gpupack" || name == "gpuspread") {
-      p.gpu_device_order = true;
-      p.gpu_pack = name == "gpupack";
-    } else if (name == "gpusharingorder") {
-      p.gpu_sharing_order = true;
-    } else if (name == "nodeavailability") {
-      p.node_availability = true;
-    } else if (name == "resourcetype") {
-      p.resource_type = true;
-    } else if (name == "nominatednode") {
-      p.nominated_node = true;
-    }
+    model::PluginOption option{plugin.at("name").get<std::string>(), {}};
+    const json arguments = plugin.value("arguments", json::object());
+    for (const auto& [key, value] : arguments.items()) option.arguments[key] = value.get<std::string>();
+    plugins.push_back(std::move(option));
   }
+  const bool predicates = config.predicates_enabled;  // the case states it on its own
+  model::apply_plugin_list(config, plugins);
+  config.predicates_enabled = predicates;
 }
 
 // A SubGroupSet of the case (`{name, min_subgroup?, subgroups, podsets}`) and all below it.

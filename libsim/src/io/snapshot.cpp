@@ -9,6 +9,7 @@
 #include "k8s_reader.hpp"
 #include "snapshot_fields.hpp"
 #include "pod_affinity_reader.hpp"
+#include "scheduler_config_reader.hpp"
 #include "subgroups_reader.hpp"
 #include "sim/io/quantity.hpp"
 #include "yaml_field.hpp"
@@ -28,6 +29,7 @@ constexpr std::string_view kReservationNamespace = "kai-resource-reservation";
 
 struct Objects {
   std::vector<Field> nodes, pods, queues, pod_groups, bind_requests, priority_classes;
+  std::vector<std::pair<Field, Field>> scheduler_configs;  // a KAI snapshot's config, schedulerParams
 };
 
 void add_by_kind(const Field& obj, Objects& out, Diagnostics& diagnostics) {
@@ -647,6 +649,7 @@ struct ParsedObjects {
   std::vector<PodGroupObject> pod_groups;
   std::vector<BindRequestObject> bind_requests;
   std::vector<model::PriorityClass> priority_classes;
+  std::optional<model::SchedulerConfig> config;  ///< from a KAI snapshot
   std::int64_t latest_time = 0;
 };
 
@@ -656,6 +659,7 @@ namespace {
 // documents' order.
 void parse_into(const Objects& objects, ParsedObjects& out) {
   out.latest_time = std::max(out.latest_time, latest_time(objects));
+  for (const auto& [config, params] : objects.scheduler_configs) out.config = read_scheduler_config(config, params);
   for (const Field& f : objects.priority_classes) out.priority_classes.push_back(read_priority_class(f));
   for (const Field& f : objects.queues) out.queues.push_back(f);
   for (const Field& f : objects.nodes) out.nodes.emplace_back(f, read_node(f));
@@ -675,6 +679,7 @@ void collect(const Field& doc, Objects& objects, Diagnostics& diagnostics) {
   doc.expect_map();
   if (!doc.member("rawObjects").is_null()) {
     add_raw_objects(doc.member("rawObjects"), objects, diagnostics);
+    objects.scheduler_configs.emplace_back(doc.member("config"), doc.member("schedulerParams"));
   } else {
     add_by_kind(doc, objects, diagnostics);
   }
@@ -732,6 +737,9 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
     for (const PodObject& pod : p->pods) pods.push_back(&pod);
   }
   state.now_ns = options.now_ns.value_or(latest);
+  for (const ParsedObjects* p : parts) {
+    if (p->config) state.config = *p->config;
+  }
 
   state.priority_classes = model::default_priority_classes();
   for (const model::PriorityClass* pc : class_objects) {

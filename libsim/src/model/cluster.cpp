@@ -9,6 +9,48 @@ NodeId ClusterState::find_node(const std::string& name) const {
   return it == node_by_name.end() ? NodeId::invalid() : it->second;
 }
 
+void apply_plugin_list(SchedulerConfig& config, const std::vector<PluginOption>& plugins) {
+  SchedulerConfig::Plugins& p = config.plugins;
+  p = {};
+  p.node_placement = p.node_availability = p.resource_type = p.nominated_node = false;
+  p.gpu_sharing_order = false;
+  p.gpu_device_order = false;
+  config.predicates_enabled = false;
+  for (const PluginOption& plugin : plugins) {
+    const std::string& name = plugin.name;
+    if (name == "nodeplacement") {
+      p.node_placement = true;
+      auto arg = [&](const char* key) {
+        auto it = plugin.arguments.find(key);
+        return it == plugin.arguments.end() || it->second != "spread";
+      };
+      config.gpu_binpack = arg("gpu");
+      config.cpu_binpack = arg("cpu");
+    } else if (name == "gpupack" || name == "gpuspread") {
+      p.gpu_device_order = true;
+      p.gpu_pack = name == "gpupack";
+    } else if (name == "gpusharingorder") {
+      p.gpu_sharing_order = true;
+    } else if (name == "nodeavailability") {
+      p.node_availability = true;
+    } else if (name == "resourcetype") {
+      p.resource_type = true;
+    } else if (name == "nominatednode") {
+      p.nominated_node = true;
+    } else if (name == "predicates") {
+      config.predicates_enabled = true;
+    }
+  }
+}
+
+void apply_placement_strategy(SchedulerConfig& config, bool gpu_binpack, bool cpu_binpack) {
+  config.gpu_binpack = gpu_binpack;
+  config.cpu_binpack = cpu_binpack;
+  config.plugins.gpu_sharing_order.reset();  // follow the GPU strategy
+  config.plugins.gpu_pack.reset();
+  if (!gpu_binpack || !cpu_binpack) std::erase(config.actions, std::string("consolidation"));
+}
+
 std::vector<PriorityClass> default_priority_classes() {
   return {{"train", 50, false}, {"build-preemptible", 75, false}, {"build", 100, false}, {"inference", 125, false}};
 }

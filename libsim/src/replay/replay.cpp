@@ -132,6 +132,7 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
       if (sc.end_when_drained && next_step == sc.steps.size() && world.next_due() < 0) end = now;
     } else if (now == next_cycle) {
       model::ClusterState state = world.snapshot(now, per_cycle);
+      state.config = sc.scheduler;
       state.config.k_value = sc.k_value;
       if (sc.usage.enabled) state.queue_usage = usage_db.usage(now);
       sched::Session ssn = sched::run_cycle(state);

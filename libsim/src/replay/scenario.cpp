@@ -46,7 +46,7 @@ class Loader {
     const Field root(io::parse_single_document(text, file), "", &file);
     root.expect_map();
     for (const Field& key : root.unknown_members({"schema_version", "name", "description", "seed", "schedulePeriod",
-                                                  "duration", "podTerminationGracePeriod", "bindDelay", "fairShare", "cluster",
+                                                  "duration", "podTerminationGracePeriod", "bindDelay", "fairShare", "scheduler", "cluster",
                                                   "manifests", "generators", "trace", "endWhenDrained", "steps", "expect"})) {
       diagnostics_.warn(key.where(), key.path(), "unknown field, ignored");
     }
@@ -64,6 +64,7 @@ class Loader {
     sc.grace_ms = duration_ms(root.member("podTerminationGracePeriod"), sc.grace_ms);
     sc.bind_delay_ms = duration_ms(root.member("bindDelay"), sc.bind_delay_ms);
     fair_share(root.member("fairShare"), sc);
+    scheduler(root.member("scheduler"), sc);
     const Field cluster = root.member("cluster");
     if (!cluster.is_null()) {
       cluster.expect_map();
@@ -133,6 +134,24 @@ class Loader {
       }
     }
     return out;
+  }
+
+  // scheduler: {placementStrategy: {gpu: binpack|spread, cpu: binpack|spread}}, as the
+  // SchedulingShard sets it.
+  void scheduler(const Field& f, Scenario& sc) {
+    if (f.is_null()) return;
+    f.expect_map();
+    for (const Field& key : f.unknown_members({"placementStrategy"})) diagnostics_.warn(key.where(), key.path(), "unknown field, ignored");
+    const Field strategy = f.member("placementStrategy");
+    if (strategy.is_null()) return;
+    strategy.expect_map();
+    for (const Field& key : strategy.unknown_members({"gpu", "cpu"})) diagnostics_.warn(key.where(), key.path(), "unknown field, ignored");
+    auto binpack = [](const Field& value) {
+      const std::string v = value.optional_string().value_or("binpack");
+      if (v != "binpack" && v != "spread") value.fail("expected binpack or spread, got \"" + v + "\"");
+      return v == "binpack";
+    };
+    model::apply_placement_strategy(sc.scheduler, binpack(strategy.member("gpu")), binpack(strategy.member("cpu")));
   }
 
   // fairShare: {kValue, usage: {windowSize, halfLife, queryResolution, fetchInterval}}.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/core/error.hpp"
+#include "sim/model/cluster.hpp"
 #include "usage_db.hpp"
 
 namespace sim::replay {
@@ -68,6 +69,7 @@ struct Scenario {
   std::int64_t bind_delay_ms = 0;
   bool end_when_drained = false;        ///< stop at the first cycle after the last step with no pod left
   double k_value = 1.0;                 ///< proportion kValue (KAI's default)
+  model::SchedulerConfig scheduler;     ///< actions and plugin switches (placementStrategy)
   UsageConfig usage;                    ///< time-based fair share; off unless `fairShare.usage` is given
   std::vector<Manifest> manifests;      ///< applied at time 0, before the steps
   std::vector<Step> steps;              ///< in time order

@@ -3,6 +3,7 @@
 // PriorityClasses, already translated from Kubernetes objects (io/snapshot does that).
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -48,6 +49,22 @@ struct SchedulerConfig {
   std::int64_t default_reclaim_min_runtime_ns = 0;
   bool reclaim_resolve_lca = true;  ///< minruntime reclaimResolveMethod: lca (true) or queue
 };
+
+/// One plugin of a scheduler configuration's tier (conf/scheduler_conf.go PluginOption).
+struct PluginOption {
+  std::string name;
+  std::map<std::string, std::string> arguments;
+};
+
+/// Sets the switches of `config` from a plugin list: nodeplacement (its gpu/cpu arguments),
+/// gpupack/gpuspread, gpusharingorder, nodeavailability, resourcetype, nominatednode, predicates.
+/// Plugins kaisim always runs (proportion, priority, elastic, ...) stay on.
+void apply_plugin_list(SchedulerConfig& config, const std::vector<PluginOption>& plugins);
+
+/// The operator's placement strategy (SchedulingShard placementStrategy): spread for GPUs turns
+/// gpuspread on and gpupack and gpusharingorder off; spread for either resource drops the
+/// consolidation action.
+void apply_placement_strategy(SchedulerConfig& config, bool gpu_binpack, bool cpu_binpack);
 
 struct PriorityClass {
   std::string name;
