@@ -36,6 +36,12 @@ class ScenarioBuilder:
         self._steps: dict[int, dict[str, Any]] = {}
         self._expect: list[dict[str, Any]] = []
 
+    def placement(self, *, gpu: str = "binpack", cpu: str = "binpack") -> "ScenarioBuilder":
+        """KAI's placement strategy per resource, ``"binpack"`` or ``"spread"`` (spread also turns
+        consolidation off, as KAI's operator does)."""
+        self._head["scheduler"] = {"placementStrategy": {"gpu": gpu, "cpu": cpu}}
+        return self
+
     def node_pool(self, name: str, *, count: int = 1, gpus_per_node: int = 1, model: str = "L40S",
                   gpu_memory_mib: Optional[int] = None, cpu: str = "64", memory: str = "512Gi",
                   labels: Optional[dict[str, str]] = None, taints: Optional[list[dict[str, str]]] = None) -> "ScenarioBuilder":

@@ -75,3 +75,14 @@ def test_nonsense_is_rejected_by_the_builder(call):
 def test_to_yaml_is_deterministic():
     assert three_teams().to_yaml() == three_teams().to_yaml()
     assert json.loads(three_teams().to_yaml())["steps"][0]["at"] == "10s"
+
+
+def test_spread_placement_puts_two_pods_on_two_nodes():
+    def nodes_of(builder):
+        builder.node_pool("l40s", count=2, gpus_per_node=4, model="L40S").queue("t", gpu_quota=8)
+        builder.pod("a", queue="t", gpus=2).pod("b", queue="t", gpus=1, at="5s")
+        binds = kaisim.replay(builder.build()).events
+        return set(binds[binds["type"] == "bind"]["node"])
+
+    assert len(nodes_of(kaisim.ScenarioBuilder("packed", duration="10s"))) == 1
+    assert len(nodes_of(kaisim.ScenarioBuilder("spread", duration="10s").placement(gpu="spread"))) == 2
