@@ -209,7 +209,35 @@ class DocumentProgress : public YAML::EventHandler {
 
 }  // namespace
 
+void require_utf8(std::string_view text, const std::string& file) {
+  int line = 1, column = 1;
+  for (std::size_t i = 0; i < text.size();) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    // Sequence length from the lead byte; overlong forms and surrogates are refused too.
+    std::size_t n = b < 0x80 ? 1 : (b >> 5) == 0x6 && b >= 0xC2 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E && b <= 0xF4 ? 4 : 0;
+    bool ok = n > 0 && i + n <= text.size();
+    for (std::size_t k = 1; ok && k < n; ++k) ok = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
+    if (ok && n == 3) {
+      const auto b1 = static_cast<unsigned char>(text[i + 1]);
+      ok = !(b == 0xE0 && b1 < 0xA0) && !(b == 0xED && b1 >= 0xA0);
+    }
+    if (ok && n == 4) {
+      const auto b1 = static_cast<unsigned char>(text[i + 1]);
+      ok = !(b == 0xF0 && b1 < 0x90) && !(b == 0xF4 && b1 >= 0x90);
+    }
+    if (!ok) throw InputError(SourceLocation{file, line, column}, "", "not valid UTF-8 text");
+    if (b == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+    i += n;
+  }
+}
+
 std::vector<YAML::Node> parse_documents(std::string_view text, const std::string& file) {
+  require_utf8(text, file);
   std::vector<YAML::Node> docs;
   try {
     {

@@ -64,6 +64,10 @@ class Field {
   const std::string* file_;
 };
 
+/// Throws InputError at the line and column of the first byte that is not valid UTF-8 (YAML and
+/// JSON are Unicode; names end up in JSON output).
+void require_utf8(std::string_view text, const std::string& file);
+
 /// Parses one YAML (or JSON) document; syntax errors become InputError with line and column.
 YAML::Node parse_single_document(std::string_view text, const std::string& file);
 

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "generators.hpp"
+#include "io/yaml_field.hpp"
 #include "sim/io/quantity.hpp"
 
 namespace sim::replay {
@@ -120,6 +121,7 @@ PodShape read_row(const Row& row, std::int64_t& at_ms) {
 }  // namespace
 
 std::vector<Step> read_trace_csv(const std::string& text, const std::string& file, Diagnostics& diagnostics) {
+  io::require_utf8(text, file);
   std::map<std::string_view, std::size_t> columns;
   std::map<std::int64_t, Step> by_time;
   std::set<std::string> names;

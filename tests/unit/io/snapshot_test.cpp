@@ -79,6 +79,8 @@ TEST_CASE("bad snapshots name the file, line and field", "[io][snapshot][errors]
         "snap.yaml:4:7: spec: missing required field \"containers\"");
   CHECK(error_of("apiVersion: v1\nkind: Node\nmetadata: {name: n}\n") ==
         "snap.yaml:1:1: node has neither status.allocatable nor status.capacity");
+  // Found by the fuzzer: names that are not UTF-8 broke the JSON report.
+  CHECK(error_of("apiVersion: v1\nkind: Node\nmetadata: {name: \"a\xd9" "b\"}\n") == "snap.yaml:3:20: not valid UTF-8 text");
   CHECK(error_of("kind: PodGroup\nmetadata: {name: g}\nspec: {preemptibility: maybe}\n") ==
         "snap.yaml:3:24: spec.preemptibility: must be \"preemptible\" or \"non-preemptible\"");
 }
