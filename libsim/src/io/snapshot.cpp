@@ -291,31 +291,38 @@ void max_into(ResourceList& peak, const ResourceList& part) {
   for (const auto& [name, v] : part.scalars) peak.scalars[name] = std::max(peak.scalars[name], v);
 }
 
+}  // namespace
+
+std::vector<model::Toleration> read_tolerations(const Field& list) {
+  std::vector<model::Toleration> out;
+  if (list.is_null()) return out;
+  list.expect_sequence();
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const Field t = list.item(i);
+    t.expect_map();
+    model::Toleration tol;
+    tol.key = t.member("key").optional_string().value_or("");
+    tol.op = t.member("operator").optional_string().value_or("Equal");
+    tol.value = t.member("value").optional_string().value_or("");
+    tol.effect = t.member("effect").optional_string().value_or("");
+    if (const Field seconds = t.member("tolerationSeconds"); !seconds.is_null()) {
+      const std::string text = seconds.string();
+      char* end = nullptr;
+      errno = 0;
+      tol.seconds = std::strtoll(text.c_str(), &end, 10);
+      if (text.empty() || *end != '\0' || errno == ERANGE) seconds.fail("not a whole number of seconds: \"" + text + "\"");
+    }
+    out.push_back(std::move(tol));
+  }
+  return out;
+}
+
+namespace {
+
 model::PlacementRules read_placement(const Field& spec) {
   model::PlacementRules rules;
   rules.node_selector = read_string_map(spec.member("nodeSelector"));
-  const Field tolerations = spec.member("tolerations");
-  if (!tolerations.is_null()) {
-    tolerations.expect_sequence();
-    for (std::size_t i = 0; i < tolerations.size(); ++i) {
-      const Field t = tolerations.item(i);
-      t.expect_map();
-      model::Toleration tol;
-      tol.key = t.member("key").optional_string().value_or("");
-      tol.op = t.member("operator").optional_string().value_or("Equal");
-      tol.value = t.member("value").optional_string().value_or("");
-      tol.effect = t.member("effect").optional_string().value_or("");
-      // Used by the replay's taint eviction; checked here so a bad value fails at load.
-      if (const Field seconds = t.member("tolerationSeconds"); !seconds.is_null()) {
-        const std::string text = seconds.string();
-        char* end = nullptr;
-        errno = 0;
-        (void)std::strtoll(text.c_str(), &end, 10);
-        if (text.empty() || *end != '\0' || errno == ERANGE) seconds.fail("not a whole number of seconds: \"" + text + "\"");
-      }
-      rules.tolerations.push_back(tol);
-    }
-  }
+  rules.tolerations = read_tolerations(spec.member("tolerations"));
   const Field terms = spec.member("affinity").member("nodeAffinity")
                           .member("requiredDuringSchedulingIgnoredDuringExecution")
                           .member("nodeSelectorTerms");

@@ -14,6 +14,9 @@ namespace sim::io {
 /// not change.
 struct ParsedObjects;
 
+/// A pod's spec.tolerations (null: none); the replay's taint eviction reads them too.
+std::vector<model::Toleration> read_tolerations(const Field& list);
+
 /// Reads every object of `doc` (a manifest, a List, or a KAI snapshot). Throws InputError on a bad
 /// field. The Field's file name must outlive the result.
 std::shared_ptr<const ParsedObjects> parse_objects(const Field& doc, Diagnostics& diagnostics);

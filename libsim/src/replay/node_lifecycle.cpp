@@ -6,10 +6,12 @@
 // taints one of 300 s, so by default pods go 5 minutes after the node turns NotReady.
 
 #include <algorithm>
-#include <cstdlib>
 #include <limits>
 #include <optional>
 
+#include "io/snapshot_fields.hpp"
+#include "io/yaml_field.hpp"
+#include "sim/sched/node_fit.hpp"
 #include "world.hpp"
 #include "yaml_text.hpp"
 
@@ -19,7 +21,7 @@ namespace {
 constexpr const char* kNotReadyTaint = "node.kubernetes.io/not-ready";
 constexpr const char* kUnreachableTaint = "node.kubernetes.io/unreachable";
 constexpr std::int64_t kDefaultTolerationMs = 300'000;  // DefaultTolerationSeconds: 300
-constexpr long long kCenturySeconds = 100LL * 365 * 86400;
+constexpr std::int64_t kCenturySeconds = 100LL * 365 * 86400;
 
 // The NoExecute taint the controller puts on this node, or "" while it is Ready (a node without
 // a Ready condition counts as Ready, as kaisim's snapshot reads it).
@@ -40,29 +42,19 @@ std::string lifecycle_taint(const YAML::Node& node) {
 // How long the pod stays on a node with `taint` (NoExecute, no value): the shortest
 // tolerationSeconds among its tolerations that match (getMinTolerationTime); nullopt when a
 // matching toleration has no limit; 0 when none matches.
-std::optional<std::int64_t> toleration_ms(const YAML::Node& pod, const std::string& taint) {
-  const YAML::Node spec = pod["spec"];
-  const YAML::Node tolerations = spec.IsDefined() && spec.IsMap() ? spec["tolerations"] : YAML::Node();
+std::optional<std::int64_t> toleration_ms(const std::vector<model::Toleration>& tolerations, const std::string& key) {
+  const model::Taint taint{key, "", "NoExecute"};
   bool matched = false, admitted_default = false;
   std::int64_t shortest = std::numeric_limits<std::int64_t>::max();
-  if (tolerations.IsDefined() && tolerations.IsSequence()) {
-    for (const YAML::Node& t : tolerations) {
-      if (!t.IsMap()) continue;
-      const std::string key = str(t, "key"), op = str(t, "operator"), value = str(t, "value"), effect = str(t, "effect");
-      // DefaultTolerationSeconds adds its toleration unless one for the key (or any key) and
-      // NoExecute (or any effect) is already there, whatever its operator.
-      if ((key.empty() || key == taint) && (effect.empty() || effect == "NoExecute")) admitted_default = true;
-      const bool key_ok = op == "Exists" ? key.empty() || key == taint : key == taint && value.empty();
-      if (!key_ok || !(effect.empty() || effect == "NoExecute")) continue;
-      matched = true;
-      // An integer (the scenario's validation checked it); negative means 0, and anything beyond
-      // a century is as good as for ever without overflowing the clock.
-      const std::string seconds = str(t, "tolerationSeconds");
-      if (!seconds.empty()) {
-        const long long s = std::clamp(std::strtoll(seconds.c_str(), nullptr, 10), 0LL, kCenturySeconds);
-        shortest = std::min<std::int64_t>(shortest, s * 1000);
-      }
-    }
+  for (const model::Toleration& t : tolerations) {
+    // DefaultTolerationSeconds adds its toleration unless one for the key (or any key) and
+    // NoExecute (or any effect) is already there, whatever its operator.
+    if ((t.key.empty() || t.key == key) && (t.effect.empty() || t.effect == "NoExecute")) admitted_default = true;
+    if (!sched::tolerates(t, taint)) continue;
+    matched = true;
+    // Negative means 0, and anything beyond a century is as good as for ever without
+    // overflowing the clock.
+    if (t.seconds) shortest = std::min<std::int64_t>(shortest, std::clamp<std::int64_t>(*t.seconds, 0, kCenturySeconds) * 1000);
   }
   if (!admitted_default) return kDefaultTolerationMs;
   if (!matched) return 0;
@@ -97,10 +89,12 @@ void World::node_condition_changed(const std::string& node, const YAML::Node& do
 }
 
 void World::schedule_taint_eviction(const std::string& key, std::int64_t now_ms, std::vector<PodEvent>& events) {
-  const YAML::Node doc = objects_.at(key).doc;
-  auto taint = node_taints_.find(str(doc, "spec", "nodeName"));
+  const Object& obj = objects_.at(key);
+  auto taint = node_taints_.find(str(obj.doc, "spec", "nodeName"));
   if (taint == node_taints_.end() || terminating_.contains(key)) return;
-  const std::optional<std::int64_t> stay = toleration_ms(doc, taint->second);
+  // Read with the snapshot's reader: the scenario's validation has checked these fields.
+  const io::Field pod(obj.doc, "", obj.file.get());
+  const std::optional<std::int64_t> stay = toleration_ms(io::read_tolerations(pod.member("spec").member("tolerations")), taint->second);
   if (!stay) {
     taint_evictions_.erase(key);
     taint_since_.erase(key);

@@ -27,15 +27,8 @@ constexpr double kMaxHighDensity = 9;
 
 // --- Kubernetes filters: taints/tolerations, node selector, required node affinity ---
 
-bool tolerates(const std::vector<model::Toleration>& tolerations, const model::Taint& taint) {
-  for (const model::Toleration& t : tolerations) {
-    if (!t.effect.empty() && t.effect != taint.effect) continue;
-    if (t.key.empty() && t.op == "Exists") return true;
-    if (t.key != taint.key) continue;
-    if (t.op == "Exists") return true;
-    if (t.value == taint.value) return true;
-  }
-  return false;
+bool tolerated(const std::vector<model::Toleration>& tolerations, const model::Taint& taint) {
+  return std::any_of(tolerations.begin(), tolerations.end(), [&](const model::Toleration& t) { return tolerates(t, taint); });
 }
 
 bool term_matches(const model::NodeSelectorTerm& term, const model::Node& node) {
@@ -54,7 +47,7 @@ bool term_matches(const model::NodeSelectorTerm& term, const model::Node& node) 
 std::string k8s_filters(const model::Task& task, const model::Node& node) {
   for (const model::Taint& taint : node.taints) {
     if (taint.effect != "NoSchedule" && taint.effect != "NoExecute") continue;
-    if (!tolerates(task.placement.tolerations, taint)) {
+    if (!tolerated(task.placement.tolerations, taint)) {
       return "node(s) had untolerated taint {" + taint.key + (taint.value.empty() ? "" : ": " + taint.value) + "}";
     }
   }
@@ -122,6 +115,13 @@ double free_resource(const model::Node& node, int index) { return node.idle[inde
 }  // namespace
 
 std::string describe_node(const model::Node& node) { return node.name; }
+
+bool tolerates(const model::Toleration& t, const model::Taint& taint) {
+  if (!t.effect.empty() && t.effect != taint.effect) return false;
+  if (t.key.empty() && t.op == "Exists") return true;
+  if (t.key != taint.key) return false;
+  return t.op == "Exists" || t.value == taint.value;
+}
 
 bool fitting_node(Session& ssn, TaskId task_id, NodeId node_id, std::string* why) {
   const model::Task& task = ssn.state.tasks[task_id];

@@ -2,6 +2,7 @@
 // The parts of a Pod and a Node that Kubernetes' node filters look at: taints and tolerations,
 // node selector and required node affinity. Plain data; matching lives in sched/predicates.
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -46,6 +47,7 @@ struct Taint {
 /// empty effect matches every effect.
 struct Toleration {
   std::string key, op = "Equal", value, effect;
+  std::optional<std::int64_t> seconds;  ///< tolerationSeconds (NoExecute taints: how long the pod stays)
 };
 
 /// One requirement of a node selector term. `op`: In, NotIn, Exists, DoesNotExist, Gt, Lt.

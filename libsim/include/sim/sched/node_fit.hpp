@@ -14,6 +14,10 @@ namespace sim::sched {
 /// `why` (if given) receives the reason in plain words.
 bool fitting_node(Session& ssn, TaskId task, NodeId node, std::string* why = nullptr);
 
+/// Kubernetes' ToleratesTaint: an empty effect matches every effect; an empty key with Exists
+/// matches every taint.
+bool tolerates(const model::Toleration& toleration, const model::Taint& taint);
+
 /// OrderedNodesByTask: every node of `nodes` scored (sum of plugin scores), best first, ties by
 /// node name. Scoring looks at all nodes, fitting or not, as in KAI.
 std::vector<NodeId> ordered_nodes(Session& ssn, TaskId task, const std::vector<NodeId>& nodes);
