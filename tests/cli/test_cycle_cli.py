@@ -231,3 +231,47 @@ def test_a_bad_scheduler_config_names_the_field(kaisim):
     run = kaisim("cycle", "-", stdin=snapshot_with_config({}, {"allowConsolidatingReclaim": "yes"}))
     assert run.returncode == 2
     assert "schedulerParams.allowConsolidatingReclaim: expected true or false" in run.stderr
+
+
+def snapshot_with_topology(constraint, levels=None):
+    """A KAI snapshot.json with a Topology (zone, rack): racks ra (a0, a1) and rb (b0), 2 GPUs each
+    node, b0 half used; a pending 3-pod gang of one-GPU pods with `constraint`."""
+    node = lambda name, rack: {"metadata": {"name": name, "labels": {"zone": "z", "rack": rack}},
+                               "status": {"allocatable": {"cpu": "16", "memory": "64Gi", "pods": "110",
+                                                          "nvidia.com/gpu": "2"}}}
+    pod = lambda name, group, node_name=None: {
+        "metadata": {"name": name, "namespace": "a", "uid": name, "creationTimestamp": "2026-08-03T10:00:00Z",
+                     "annotations": {"pod-group-name": group}},
+        "spec": {"schedulerName": "kai-scheduler", **({"nodeName": node_name} if node_name else {}),
+                 "containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]},
+        "status": {"phase": "Running" if node_name else "Pending"}}
+    group = lambda name, spec: {"metadata": {"name": name, "namespace": "a"}, "spec": {"queue": "q", **spec}}
+    return json.dumps({"config": {}, "schedulerParams": {}, "rawObjects": {
+        "topologies": [{"metadata": {"name": "dc"},
+                        "spec": {"levels": levels if levels is not None else [{"nodeLabel": "zone"}, {"nodeLabel": "rack"}]}}],
+        "nodes": [node("a0", "ra"), node("a1", "ra"), node("b0", "rb")],
+        "queues": [{"metadata": {"name": "q"}, "spec": {"resources": {"gpu": {"quota": 8, "limit": -1}}}}],
+        "podGroups": [group("busy", {}), group("gang", {"minMember": 3, "topologyConstraint": constraint})],
+        "pods": [pod("busy-0", "busy", "b0")] + [pod(f"gang-{i}", "gang") for i in range(3)]}})
+
+
+def test_a_required_rack_keeps_the_gang_in_one_rack(kaisim):
+    # ra has 4 free GPUs, rb 1: the gang of 3 goes to ra as a block.
+    report = cycle(kaisim, "-", stdin=snapshot_with_topology({"topology": "dc", "requiredTopologyLevel": "rack"}))
+    assert sorted(b["node"] for b in report["binds"]) == ["a0", "a0", "a1"]
+    # Without the constraint, binpacking fills the fullest node b0 first.
+    report = cycle(kaisim, "-", stdin=snapshot_with_topology({}))
+    assert sorted(b["node"] for b in report["binds"]) == ["a0", "a0", "b0"]
+
+
+def test_a_required_level_the_topology_lacks_keeps_the_gang_pending_with_kai_s_reason(kaisim):
+    report = cycle(kaisim, "-", stdin=snapshot_with_topology({"topology": "dc", "requiredTopologyLevel": "row"}))
+    assert report["binds"] == []
+    [waiting] = report["pending"]
+    assert any("specified 'row' as the required topology constraint level" in r for r in waiting["reasons"])
+
+
+def test_a_topology_without_levels_is_refused(kaisim):
+    run = kaisim("cycle", "-", stdin=snapshot_with_topology({}, levels=[]))
+    assert run.returncode == 2
+    assert "rawObjects.topologies[0].spec.levels: a Topology needs at least one level" in run.stderr

@@ -63,13 +63,22 @@ void apply_plugin_list(const json& list, model::SchedulerConfig& config) {
   config.predicates_enabled = predicates;
 }
 
+model::TopologyConstraint constraint(const json& owner) {
+  if (!owner.contains("topology") || owner.at("topology").is_null()) return {};
+  const json& t = owner.at("topology");
+  return {t.at("topology").get<std::string>(), t.at("required_level").get<std::string>(),
+          t.at("preferred_level").get<std::string>()};
+}
+
 // A SubGroupSet of the case (`{name, min_subgroup?, subgroups, podsets}`) and all below it.
 void add_set(const json& set, int index, model::SubGroupTree& tree) {
   tree.sets[static_cast<std::size_t>(index)].name = set.value("name", "");
+  tree.sets[static_cast<std::size_t>(index)].topology = constraint(set);
   if (set.contains("min_subgroup")) tree.sets[static_cast<std::size_t>(index)].min_subgroup = set.at("min_subgroup").get<std::int64_t>();
   for (const json& ps : set.at("podsets")) {
     tree.sets[static_cast<std::size_t>(index)].pod_sets.push_back(static_cast<int>(tree.pod_sets.size()));
-    tree.pod_sets.push_back({ps.at("name").get<std::string>(), ps.at("min_available").get<std::int64_t>(), index});
+    tree.pod_sets.push_back({ps.at("name").get<std::string>(), ps.at("min_available").get<std::int64_t>(), index,
+                             constraint(ps)});
   }
   for (const json& child : set.at("subgroups")) {
     const int child_index = static_cast<int>(tree.sets.size());
@@ -100,6 +109,9 @@ model::ClusterState build_state(const json& c, const std::map<std::string, PodSt
   state.config.staleness_grace_ns = static_cast<std::int64_t>(cfg.at("staleness_grace_s").get<double>() * 1e9);
   state.config.k_value = 0;
   state.priority_classes = model::default_priority_classes();
+  for (const json& t : c.value("topologies", json::array())) {
+    state.topologies.push_back({t.at("name").get<std::string>(), t.at("levels").get<std::vector<std::string>>()});
+  }
 
   // Nodes.
   for (const json& n : c.at("nodes")) {

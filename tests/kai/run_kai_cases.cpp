@@ -23,7 +23,7 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 // Features kaisim does not model yet; cases that need them are reported as skipped.
-const std::set<std::string> kUnsupported = {"topology", "dra", "numa", "qos-class",
+const std::set<std::string> kUnsupported = {"dra", "numa", "qos-class",
                                             "error-message",
                                             "annotations"};
 

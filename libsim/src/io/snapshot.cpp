@@ -28,7 +28,7 @@ constexpr std::string_view kReservationNamespace = "kai-resource-reservation";
 // ---------------------------------------------------------------- collecting objects by kind
 
 struct Objects {
-  std::vector<Field> nodes, pods, queues, pod_groups, bind_requests, priority_classes;
+  std::vector<Field> nodes, pods, queues, pod_groups, bind_requests, priority_classes, topologies;
   std::vector<std::pair<Field, Field>> scheduler_configs;  // a KAI snapshot's config, schedulerParams
 };
 
@@ -52,6 +52,8 @@ void add_by_kind(const Field& obj, Objects& out, Diagnostics& diagnostics) {
     out.bind_requests.push_back(obj);
   } else if (kind == "PriorityClass") {
     out.priority_classes.push_back(obj);
+  } else if (kind == "Topology") {
+    out.topologies.push_back(obj);
   } else {
     diagnostics.warn(obj.where(), obj.path(), "kind \"" + kind + "\" is not used by the scheduler, skipped");
   }
@@ -63,7 +65,8 @@ void add_raw_objects(const Field& raw, Objects& out, Diagnostics& diagnostics) {
   const std::pair<const char*, std::vector<Field>*> lists[] = {
       {"nodes", &out.nodes},           {"pods", &out.pods},
       {"queues", &out.queues},         {"podGroups", &out.pod_groups},
-      {"bindRequests", &out.bind_requests}, {"priorityClasses", &out.priority_classes}};
+      {"bindRequests", &out.bind_requests}, {"priorityClasses", &out.priority_classes},
+      {"topologies", &out.topologies}};
   for (const auto& [key, target] : lists) {
     const Field list = raw.member(key);
     if (list.is_null()) continue;
@@ -488,6 +491,25 @@ model::PriorityClass read_priority_class(const Field& obj) {
   return pc;
 }
 
+// A kai.scheduler/v1alpha1 Topology: spec.levels[].nodeLabel, outermost level first.
+model::Topology read_topology(const Field& obj) {
+  model::Topology t;
+  t.name = obj.member("metadata").member("name").optional_string().value_or("");
+  if (t.name.empty()) obj.fail("missing required field \"metadata.name\"");
+  const Field levels = obj.member("spec").member("levels");
+  if (levels.is_null()) obj.member("spec").fail("missing required field \"levels\"");
+  levels.expect_sequence();
+  if (levels.size() == 0) levels.fail("a Topology needs at least one level");
+  for (std::size_t i = 0; i < levels.size(); ++i) {
+    const Field label = levels.item(i).member("nodeLabel");
+    const std::string value = label.optional_string().value_or("");
+    if (value.empty()) levels.item(i).fail("missing required field \"nodeLabel\"");
+    if (std::find(t.levels.begin(), t.levels.end(), value) != t.levels.end()) label.fail("level \"" + value + "\" is listed twice");
+    t.levels.push_back(value);
+  }
+  return t;
+}
+
 // ---------------------------------------------------------------- building the state
 
 model::TaskStatus task_status(const PodObject& pod, const BindRequestObject* br, std::int64_t now_ns) {
@@ -656,6 +678,7 @@ struct ParsedObjects {
   std::vector<PodGroupObject> pod_groups;
   std::vector<BindRequestObject> bind_requests;
   std::vector<model::PriorityClass> priority_classes;
+  std::vector<model::Topology> topologies;
   std::optional<model::SchedulerConfig> config;  ///< from a KAI snapshot
   std::int64_t latest_time = 0;
 };
@@ -668,6 +691,7 @@ void parse_into(const Objects& objects, ParsedObjects& out) {
   out.latest_time = std::max(out.latest_time, latest_time(objects));
   for (const auto& [config, params] : objects.scheduler_configs) out.config = read_scheduler_config(config, params);
   for (const Field& f : objects.priority_classes) out.priority_classes.push_back(read_priority_class(f));
+  for (const Field& f : objects.topologies) out.topologies.push_back(read_topology(f));
   for (const Field& f : objects.queues) out.queues.push_back(f);
   for (const Field& f : objects.nodes) out.nodes.emplace_back(f, read_node(f));
   for (const Field& f : objects.bind_requests) out.bind_requests.push_back(read_bind_request(f));
@@ -729,6 +753,7 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
   // One pass over the parts (a replay has one per object, thousands of them), kind by kind after.
   std::int64_t latest = 0;
   std::vector<const model::PriorityClass*> class_objects;
+  std::vector<const model::Topology*> topology_objects;
   std::vector<const Field*> queue_fields;
   std::vector<const std::pair<Field, model::Node>*> node_objects;
   std::vector<const BindRequestObject*> bind_objects;
@@ -737,6 +762,7 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
   for (const ParsedObjects* p : parts) {
     latest = std::max(latest, p->latest_time);
     for (const model::PriorityClass& pc : p->priority_classes) class_objects.push_back(&pc);
+    for (const model::Topology& t : p->topologies) topology_objects.push_back(&t);
     for (const Field& f : p->queues) queue_fields.push_back(&f);
     for (const auto& n : p->nodes) node_objects.push_back(&n);
     for (const BindRequestObject& br : p->bind_requests) bind_objects.push_back(&br);
@@ -755,6 +781,14 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
     if (same != state.priority_classes.end()) *same = *pc;
     else state.priority_classes.push_back(*pc);
   }
+
+  // Topologies by name; a later object of the same name replaces an earlier one.
+  for (const model::Topology* t : topology_objects) {
+    auto same = std::find_if(state.topologies.begin(), state.topologies.end(), [&](const auto& x) { return x.name == t->name; });
+    if (same != state.topologies.end()) *same = *t;
+    else state.topologies.push_back(*t);
+  }
+  std::sort(state.topologies.begin(), state.topologies.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
 
   // Queues: KAI drops orphan subtrees; the tree keeps the survivors in canonical order.
   std::vector<model::QueueSpec> specs;

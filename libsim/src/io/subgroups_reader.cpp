@@ -11,18 +11,35 @@ std::optional<std::int64_t> non_negative(const Field& f) {
   return v ? std::optional<std::int64_t>(*v) : std::nullopt;
 }
 
+// topologyConstraint {topology, requiredTopologyLevel, preferredTopologyLevel}. As in KAI, the
+// topology and its levels are looked up when the scheduler places the pods: a constraint that
+// names none of them keeps the pods pending with the reason, it does not reject the object.
+model::TopologyConstraint read_constraint(const Field& owner) {
+  const Field f = owner.member("topologyConstraint");
+  if (f.is_null()) return {};
+  f.expect_map();
+  return {f.member("topology").optional_string().value_or(""), f.member("requiredTopologyLevel").optional_string().value_or(""),
+          f.member("preferredTopologyLevel").optional_string().value_or("")};
+}
+
 }  // namespace
 
 std::shared_ptr<const model::SubGroupTree> read_subgroups(const Field& spec, std::int64_t min_member) {
+  const model::TopologyConstraint root = read_constraint(spec);
   const Field list = spec.member("subGroups");
-  if (list.is_null()) return model::SubGroupTree::single(min_member);
-  list.expect_sequence();
-  if (list.size() == 0) return model::SubGroupTree::single(min_member);
+  if (!list.is_null()) list.expect_sequence();
+  if (list.is_null() || list.size() == 0) {
+    if (root.empty()) return model::SubGroupTree::single(min_member);
+    std::shared_ptr<model::SubGroupTree> tree = model::SubGroupTree::build_single(min_member);
+    tree->sets[0].topology = root;
+    return tree;
+  }
 
   struct Entry {
     Field source;
     std::string name, parent;
     std::optional<std::int64_t> min_member, min_subgroup;
+    model::TopologyConstraint topology;
   };
   std::vector<Entry> entries;
   std::map<std::string, std::size_t> by_name;
@@ -30,7 +47,7 @@ std::shared_ptr<const model::SubGroupTree> read_subgroups(const Field& spec, std
     const Field item = list.item(i);
     item.expect_map();
     Entry e{item, item.member("name").optional_string().value_or(""), item.member("parent").optional_string().value_or(""),
-            non_negative(item.member("minMember")), non_negative(item.member("minSubGroup"))};
+            non_negative(item.member("minMember")), non_negative(item.member("minSubGroup")), read_constraint(item)};
     if (e.name.empty()) item.fail("missing required field \"name\"");
     if (!by_name.emplace(e.name, i).second) item.member("name").fail("subgroup \"" + e.name + "\" is listed twice");
     entries.push_back(std::move(e));
@@ -55,16 +72,17 @@ std::shared_ptr<const model::SubGroupTree> read_subgroups(const Field& spec, std
   tree.declared = true;
   tree.pod_sets.clear();
   tree.sets[0].min_subgroup = non_negative(spec.member("minSubGroup"));
+  tree.sets[0].topology = root;
   std::vector<int> index(entries.size(), -1);  // entry -> its set or PodSet index
   for (std::size_t i = 0; i < entries.size(); ++i) {
     if (!has_children[i]) continue;
     index[i] = static_cast<int>(tree.sets.size());
-    tree.sets.push_back({entries[i].name, entries[i].min_subgroup, 0, {}, {}});
+    tree.sets.push_back({entries[i].name, entries[i].min_subgroup, 0, {}, {}, entries[i].topology});
   }
   for (std::size_t i = 0; i < entries.size(); ++i) {
     if (has_children[i]) continue;
     index[i] = static_cast<int>(tree.pod_sets.size());
-    tree.pod_sets.push_back({entries[i].name, entries[i].min_member.value_or(0), 0});
+    tree.pod_sets.push_back({entries[i].name, entries[i].min_member.value_or(0), 0, entries[i].topology});
   }
   // Members in spec order under their parent (the PodGroup when none is named).
   for (std::size_t i = 0; i < entries.size(); ++i) {

@@ -15,6 +15,7 @@ void apply_plugin_list(SchedulerConfig& config, const std::vector<PluginOption>&
   p.node_placement = p.node_availability = p.resource_type = p.nominated_node = false;
   p.gpu_sharing_order = false;
   p.gpu_device_order = false;
+  p.topology = false;
   config.predicates_enabled = false;
   for (const PluginOption& plugin : plugins) {
     const std::string& name = plugin.name;
@@ -37,6 +38,8 @@ void apply_plugin_list(SchedulerConfig& config, const std::vector<PluginOption>&
       p.resource_type = true;
     } else if (name == "nominatednode") {
       p.nominated_node = true;
+    } else if (name == "topology") {
+      p.topology = true;
     } else if (name == "predicates") {
       config.predicates_enabled = true;
     }

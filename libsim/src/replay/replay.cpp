@@ -41,6 +41,13 @@ void check(const replay::Expectation& e, const replay::World& world, const Metri
     ++result.expectations_checked;
     if (!metrics.evicted(pod, e.at_ms)) result.failures.push_back({e.at_ms, "pod " + pod + " was not evicted"});
   }
+  for (const auto& [pod, want] : e.nodes) {
+    ++result.expectations_checked;
+    const std::string got = world.pod_node(pod);
+    if (got != want) {
+      result.failures.push_back({e.at_ms, "pod " + pod + " is on " + (got.empty() ? "no node" : "node " + got) + ", want " + want});
+    }
+  }
 }
 
 // kube_node_status_capacity summed over every node Prometheus sees: no Ready or scheduler filter.

@@ -231,7 +231,7 @@ class Loader {
 
   Expectation expectation(const Field& f) {
     f.expect_map();
-    for (const Field& key : f.unknown_members({"at", "queues", "pods", "evicted"})) {
+    for (const Field& key : f.unknown_members({"at", "queues", "pods", "evicted", "nodes"})) {
       diagnostics_.warn(key.where(), key.path(), "unknown field, ignored");
     }
     Expectation e;
@@ -266,6 +266,13 @@ class Loader {
     if (!evicted.is_null()) {
       evicted.expect_sequence();
       for (std::size_t i = 0; i < evicted.size(); ++i) e.evicted.push_back(evicted.item(i).string());
+    }
+    const Field nodes = f.member("nodes");
+    if (!nodes.is_null()) {
+      nodes.expect_map();
+      for (auto it = nodes.node().begin(); it != nodes.node().end(); ++it) {
+        e.nodes[it->first.Scalar()] = nodes.member(it->first.Scalar()).string();
+      }
     }
     return e;
   }

@@ -56,6 +56,7 @@ struct Expectation {
   std::vector<QueueExpectation> queues;
   std::map<std::string, std::string> pods;  ///< "ns/name" -> Pending, Running, Releasing, Deleted
   std::vector<std::string> evicted;         ///< pods evicted at or before `at`
+  std::map<std::string, std::string> nodes; ///< "ns/name" -> the node it is bound to
   SourceLocation where;
 };
 

@@ -416,4 +416,10 @@ std::string World::pod_phase(const std::string& pod) const {
   return str(it->second.doc, "status", "phase") == "Running" ? "Running" : "Pending";
 }
 
+std::string World::pod_node(const std::string& pod) const {
+  const auto slash = pod.find('/');
+  auto it = objects_.find("Pod/" + pod.substr(0, slash) + "/" + pod.substr(slash + 1));
+  return it == objects_.end() ? std::string() : str(it->second.doc, "spec", "nodeName");
+}
+
 }  // namespace sim::replay

@@ -59,6 +59,8 @@ class World {
 
   /// Current phase of a pod as a user sees it: Pending, Running, Releasing, Deleted or Succeeded.
   std::string pod_phase(const std::string& key) const;
+  /// spec.nodeName of a pod that exists ("namespace/name"); empty when unbound or gone.
+  std::string pod_node(const std::string& key) const;
   /// Grows with every change to the objects: equal versions mean an unchanged cluster.
   std::uint64_t version() const { return version_; }
   /// True while any pod exists (pending, running or terminating).

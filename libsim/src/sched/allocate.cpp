@@ -79,6 +79,91 @@ std::string fit_error(const Session& ssn, const JobView& view, const model::Task
   return message + "Pod " + task.key() + " fits no node: " + summarize(reasons);
 }
 
+// AllocateJob's walk (actions/common/allocate.go allocateSubGroupSet, allocatePodSet): each set
+// and PodSet splits the nodes it got into the node sets of its topology constraint and tries
+// them in order, rolling back what a failed node set placed.
+class JobPlacement {
+ public:
+  JobPlacement(Session& ssn, Statement& stmt, const JobView& view, bool pipeline_only)
+      : ssn_(ssn), stmt_(stmt), view_(view), groups_(*view.groups), pipeline_only_(pipeline_only) {}
+
+  bool place_set(int set, const std::vector<TaskId>& tasks, const std::vector<NodeId>& nodes) {
+    if (tasks.empty()) return true;
+    std::vector<int> pod_sets;  // subtreePodSetsContainingTasks
+    for (TaskId t : tasks) {
+      const int p = ssn_.state.tasks[t].pod_set;
+      if (std::find(pod_sets.begin(), pod_sets.end(), p) == pod_sets.end()) pod_sets.push_back(p);
+    }
+    const model::SubGroupSet& s = groups_.sets[static_cast<std::size_t>(set)];
+    return over_node_sets({s.name, s.topology, pod_sets}, tasks, nodes,
+                          [&](const std::vector<NodeId>& ns) { return place_members(set, tasks, ns); });
+  }
+
+  // A PodGroup without subgroups or topology: its pods in list order on all the nodes.
+  bool place_flat(const std::vector<TaskId>& tasks, const std::vector<NodeId>& nodes) {
+    std::size_t index = 0;
+    for (TaskId t : tasks) {
+      if (ssn_.state.tasks[t].pod_set == 0 && !place_task(t, index++, nodes)) return false;
+    }
+    return true;
+  }
+
+ private:
+  bool place_members(int set, const std::vector<TaskId>& tasks, const std::vector<NodeId>& nodes) {
+    for (const SubgroupMember& m : members_in_order(ssn_, view_, set)) {
+      std::vector<TaskId> mine;
+      for (TaskId t : tasks) {
+        const int p = ssn_.state.tasks[t].pod_set;
+        if (m.is_set ? pod_set_under(groups_, p, m.index) : p == m.index) mine.push_back(t);
+      }
+      if (!(m.is_set ? place_set(m.index, mine, nodes) : place_pod_set(m.index, mine, nodes))) return false;
+    }
+    return true;
+  }
+
+  bool place_pod_set(int p, const std::vector<TaskId>& tasks, const std::vector<NodeId>& nodes) {
+    if (tasks.empty()) return true;
+    const model::PodSet& pod_set = groups_.pod_sets[static_cast<std::size_t>(p)];
+    const std::vector<int> only{p};
+    return over_node_sets({pod_set.name, pod_set.topology, only}, tasks, nodes, [&](const std::vector<NodeId>& ns) {
+      std::size_t index = 0;
+      for (TaskId t : tasks) {
+        if (!place_task(t, index++, ns)) return false;
+      }
+      return true;
+    });
+  }
+
+  template <class Try>
+  bool over_node_sets(const SubgroupScope& scope, const std::vector<TaskId>& tasks, const std::vector<NodeId>& nodes,
+                      const Try& attempt) {
+    if (!ssn_.topology || scope.constraint.empty()) return attempt(nodes);
+    std::string why;
+    const auto sets = ssn_.topology->subset_nodes(ssn_, view_.id, scope, tasks, nodes, why);
+    if (!why.empty() && !pipeline_only_) ssn_.record_fit_error(view_.id, why);
+    if (!sets) return false;
+    for (const std::vector<NodeId>& ns : *sets) {
+      const std::size_t cp = stmt_.checkpoint();
+      if (attempt(ns)) return true;
+      stmt_.rollback(cp);
+    }
+    return false;
+  }
+
+  bool place_task(TaskId id, std::size_t index, const std::vector<NodeId>& nodes) {
+    std::vector<std::string> reasons;
+    if (allocate_task(ssn_, stmt_, nodes, id, pipeline_only_, reasons)) return true;
+    if (!pipeline_only_) ssn_.record_fit_error(view_.id, fit_error(ssn_, view_, ssn_.state.tasks[id], index, reasons));
+    return false;
+  }
+
+  Session& ssn_;
+  Statement& stmt_;
+  const JobView& view_;
+  const model::SubGroupTree& groups_;
+  bool pipeline_only_;
+};
+
 }  // namespace
 
 std::vector<NodeId> all_nodes(const Session& ssn) {
@@ -90,6 +175,7 @@ std::vector<NodeId> all_nodes(const Session& ssn) {
 bool allocate_job(Session& ssn, Statement& stmt, const std::vector<NodeId>& nodes, const JobView& view,
                   bool pipeline_only) {
   const JobId job = view.id;
+  if (ssn.topology) ssn.topology->clear_scores();  // PreJobAllocation
   const std::vector<TaskId> tasks = tasks_to_allocate(ssn, view, !pipeline_only);
   if (tasks.empty()) return false;
   if (CapacityVerdict over = job_over_capacity(ssn, job, tasks)) {
@@ -97,12 +183,9 @@ bool allocate_job(Session& ssn, Statement& stmt, const std::vector<NodeId>& node
     return false;
   }
   const std::size_t cp = stmt.checkpoint();
-  const bool placed = place_in_subgroup_order(ssn, view, tasks, [&](TaskId id, std::size_t index) {
-    std::vector<std::string> reasons;
-    if (allocate_task(ssn, stmt, nodes, id, pipeline_only, reasons)) return true;
-    if (!pipeline_only) ssn.record_fit_error(job, fit_error(ssn, view, ssn.state.tasks[id], index, reasons));
-    return false;
-  });
+  JobPlacement placement(ssn, stmt, view, pipeline_only);
+  const bool placed = is_single_pod_set(view) && !view.groups->any_topology() ? placement.place_flat(tasks, nodes)
+                                                                            : placement.place_set(0, tasks, nodes);
   if (!placed) stmt.rollback(cp);
   return placed;
 }

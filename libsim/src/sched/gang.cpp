@@ -10,11 +10,7 @@ namespace {
 using model::SubGroupSet;
 using model::SubGroupTree;
 
-// A member of a set: a child set or a PodSet. GetMembers lists the child sets first.
-struct Member {
-  bool is_set;
-  int index;
-};
+using Member = SubgroupMember;
 
 std::vector<Member> members_of(const SubGroupSet& s) {
   std::vector<Member> out;
@@ -25,12 +21,7 @@ std::vector<Member> members_of(const SubGroupSet& s) {
 
 std::size_t at(int i) { return static_cast<std::size_t>(i); }
 
-// A PodGroup without subgroups: one PodSet under the root. The hot paths (job order in every
-// queue, victim slices) take this shortcut; the tree walks give the same answers for it.
-bool single_pod_set(const JobView& job) {
-  const SubGroupTree& t = *job.groups;
-  return t.pod_sets.size() == 1 && t.sets.size() == 1 && t.sets[0].members_to_satisfy() == 1;
-}
+bool single_pod_set(const JobView& job) { return is_single_pod_set(job); }
 
 std::int64_t count_in_pod_set(const Session& ssn, const JobView& job, int p, bool (*status_ok)(model::TaskStatus)) {
   std::int64_t n = 0;
@@ -208,23 +199,6 @@ bool ready(const SubGroupTree& tree, const PodSetCounts& c, int set) {
   return n >= tree.sets[at(set)].members_to_satisfy();
 }
 
-bool place_set(const Session& ssn, const JobView& job, const std::vector<TaskId>& tasks, int set,
-               const std::function<bool(TaskId, std::size_t)>& place) {
-  // Members are ordered when the walk reaches their set, on the counts of that moment.
-  for (const Member& m : sorted_members(*job.groups, PodSetCounts(ssn, job), set, false)) {
-    if (m.is_set) {
-      if (!place_set(ssn, job, tasks, m.index, place)) return false;
-      continue;
-    }
-    std::size_t index = 0;
-    for (TaskId t : tasks) {
-      if (ssn.state.tasks[t].pod_set != m.index) continue;
-      if (!place(t, index++)) return false;
-    }
-  }
-  return true;
-}
-
 }  // namespace
 
 JobView full_view(const Session& ssn, JobId job) {
@@ -275,16 +249,21 @@ std::vector<TaskId> tasks_to_allocate(const Session& ssn, const JobView& job, bo
   return collect(ssn, job, PodSetCounts(ssn, job), 0, real_allocation);
 }
 
-bool place_in_subgroup_order(const Session& ssn, const JobView& job, const std::vector<TaskId>& tasks,
-                             const std::function<bool(TaskId, std::size_t)>& place) {
-  if (single_pod_set(job)) {
-    std::size_t index = 0;
-    for (TaskId t : tasks) {
-      if (ssn.state.tasks[t].pod_set == 0 && !place(t, index++)) return false;
-    }
-    return true;
+std::vector<SubgroupMember> members_in_order(const Session& ssn, const JobView& job, int set) {
+  return sorted_members(*job.groups, PodSetCounts(ssn, job), set, false);
+}
+
+bool pod_set_under(const model::SubGroupTree& groups, int pod_set, int set) {
+  if (pod_set < 0 || at(pod_set) >= groups.pod_sets.size()) return false;
+  for (int s = groups.pod_sets[at(pod_set)].parent; s >= 0; s = groups.sets[at(s)].parent) {
+    if (s == set) return true;
   }
-  return place_set(ssn, job, tasks, 0, place);
+  return false;
+}
+
+bool is_single_pod_set(const JobView& job) {
+  const SubGroupTree& t = *job.groups;
+  return t.pod_sets.size() == 1 && t.sets.size() == 1 && t.sets[0].members_to_satisfy() == 1;
 }
 
 std::vector<TaskId> tasks_to_evict(const Session& ssn, const JobView& job, bool& more_left) {

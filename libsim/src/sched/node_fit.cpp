@@ -231,6 +231,11 @@ std::vector<NodeId> ordered_nodes(Session& ssn, TaskId task_id, const std::vecto
   for (NodeId id : nodes) {
     const model::Node& node = ssn.state.nodes[id];
     double score = 0;
+    if (ssn.topology) {
+      const std::optional<double> topology = ssn.topology->node_score(ssn, task, id);
+      if (!topology) continue;  // scoring failed: KAI leaves the node out (session.go scoreNodes)
+      score += *topology;
+    }
     const model::SchedulerConfig::Plugins& plugins = ssn.config.plugins;
     if (plugins.nominated_node && !task.nominated_node.empty() && task.nominated_node == node.name) {
       score += kNominatedNode;

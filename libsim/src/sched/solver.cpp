@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "sim/sched/actions.hpp"
+#include "topology_gpus_filter.hpp"
 
 namespace sim::sched {
 namespace {
@@ -93,7 +94,9 @@ class ScenarioBuilder {
       scenario_ = std::make_unique<Scenario>(ssn, preemptor, pending, recorded);
       for (const JobView& j : recorded) recorded_set_.insert(j.tasks.begin(), j.tasks.end());
       filter_ = std::make_unique<IdleGpusFilter>(ssn, pending);
-      for (TaskId t : scenario_->recorded_tasks) filter_->add_victim(t);
+      topology_filter_ = std::make_unique<TopologyGpusFilter>(ssn, preemptor);
+      if (!topology_filter_->active()) topology_filter_.reset();
+      for (TaskId t : scenario_->recorded_tasks) add_to_filters(t);
     }
   }
 
@@ -106,7 +109,7 @@ class ScenarioBuilder {
         if (!add_next_victims()) continue;
       }
       advance = true;
-      if (!filter_->passes()) continue;
+      if (!filters_pass()) continue;
       return scenario_.get();
     }
   }
@@ -137,9 +140,16 @@ class ScenarioBuilder {
       victims_->push(rest);
     }
     scenario_->add_potential(ssn_, tasks);
-    for (TaskId t : tasks) filter_->add_victim(t);
+    for (TaskId t : tasks) add_to_filters(t);
     return true;
   }
+
+  // The accumulated scenario filters in KAI's order: topology-aware idle GPUs, then idle GPUs.
+  void add_to_filters(TaskId t) {
+    if (topology_filter_) topology_filter_->add_victim(t);
+    filter_->add_victim(t);
+  }
+  bool filters_pass() const { return (!topology_filter_ || topology_filter_->passes()) && filter_->passes(); }
 
   struct Emitter;
   Session& ssn_;
@@ -149,6 +159,7 @@ class ScenarioBuilder {
   std::unordered_set<TaskId> recorded_set_;
   std::unique_ptr<Emitter> emitter_;
   std::unique_ptr<IdleGpusFilter> filter_;
+  std::unique_ptr<TopologyGpusFilter> topology_filter_;  ///< only when the job has a required level
 };
 
 // subScenarioEmitter: evict every slice on the K nodes that free the most GPUs cheaply, K growing.
@@ -264,7 +275,7 @@ std::unique_ptr<Scenario> ScenarioBuilder::next_for_gang(bool advance_first) {
       if (!add_next_victims()) continue;
     }
     advance = true;
-    if (!filter_->passes()) continue;
+    if (!filters_pass()) continue;
     if (scenario_->potential.empty()) return std::make_unique<Scenario>(*scenario_);
     emitter_ = std::make_unique<Emitter>(ssn_, *scenario_, feasible_);
   }
@@ -622,6 +633,18 @@ std::string pod_entry(const Session& ssn, const JobView& job, const model::Task&
   return s.str();
 }
 
+// The topology constraints of a PodSet and its ancestors, "|" between levels (podset.go).
+std::string topology_signature(const model::SubGroupTree& groups, int pod_set) {
+  if (pod_set < 0) return {};
+  auto one = [](const model::TopologyConstraint& c) { return c.topology + ":" + c.required_level + ":" + c.preferred_level; };
+  const model::PodSet& p = groups.pod_sets[static_cast<std::size_t>(pod_set)];
+  std::string out = one(p.topology);
+  for (int set = p.parent; set >= 0; set = groups.sets[static_cast<std::size_t>(set)].parent) {
+    out += "|" + one(groups.sets[static_cast<std::size_t>(set)].topology);
+  }
+  return out;
+}
+
 std::string signature(const Session& ssn, const JobView& job) {
   std::map<int, std::vector<std::string>> by_pod_set;
   for (TaskId t : job.tasks) {
@@ -632,7 +655,7 @@ std::string signature(const Session& ssn, const JobView& job) {
   std::vector<std::string> pod_sets;
   for (auto& [pod_set, entries] : by_pod_set) {
     std::sort(entries.begin(), entries.end());
-    std::string one = "{";
+    std::string one = topology_signature(*job.groups, pod_set) + "{";
     for (const std::string& e : entries) one += e + "\n";
     pod_sets.push_back(one + "}");
   }

@@ -36,6 +36,7 @@ struct SchedulerConfig {
     std::optional<bool> gpu_sharing_order;  ///< gpusharingorder
     std::optional<bool> gpu_pack;           ///< gpupack (true), gpuspread (false), neither (unset: strategy)
     bool gpu_device_order = true;           ///< false: neither gpupack nor gpuspread is listed
+    bool topology = true;                   ///< topology (node sets and scores of topology constraints)
   } plugins;
   bool gpu_sharing_order() const { return plugins.gpu_sharing_order.value_or(gpu_binpack); }
   bool gpu_device_pack() const { return plugins.gpu_pack.value_or(gpu_binpack); }
@@ -72,6 +73,13 @@ struct PriorityClass {
   bool global_default = false;
 };
 
+/// A KAI Topology (kai.scheduler/v1alpha1): the node labels that name a node's domain at each
+/// level, outermost first (e.g. zone, then rack).
+struct Topology {
+  std::string name;
+  std::vector<std::string> levels;
+};
+
 struct ClusterState {
   std::int64_t now_ns = 0;  ///< the session's "now" (min-runtime, staleness)
   SchedulerConfig config;
@@ -84,6 +92,7 @@ struct ClusterState {
   QueueTree queue_tree;                   ///< hierarchy over the queues that survived validation
   IdVector<QueueId, QueueSpec> queues;    ///< spec of each queue in `queue_tree`
   std::vector<PriorityClass> priority_classes;
+  std::vector<Topology> topologies;
   /// Min / max GPU memory per device over nodes whose label is > 100 MiB; unset if none.
   std::optional<std::int64_t> min_node_gpu_memory_mib;
   std::optional<std::int64_t> max_node_gpu_memory_mib;

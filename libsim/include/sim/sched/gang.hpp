@@ -44,12 +44,22 @@ bool should_allocate(const model::Task& task, bool real_allocation);
 /// order), or once every set is satisfied one more pod of the first member that has one.
 std::vector<TaskId> tasks_to_allocate(const Session& ssn, const JobView& job, bool real_allocation);
 
-/// The order AllocateJob places `tasks` in (allocateSubGroupSet): members of each set in
-/// subgroup order as the walk reaches them, a PodSet's pods in list order. Calls
-/// `place(task, index of the task among its PodSet's)` until it returns false; returns whether
-/// every call succeeded.
-bool place_in_subgroup_order(const Session& ssn, const JobView& job, const std::vector<TaskId>& tasks,
-                             const std::function<bool(TaskId, std::size_t)>& place);
+/// A member of a subgroup set: a child set or a PodSet (GetMembers lists the child sets first).
+struct SubgroupMember {
+  bool is_set;
+  int index;
+};
+
+/// orderedMembers: the members of `set` in subgroup order, on the view's pod counts now (the
+/// order AllocateJob walks them in, each set when the walk reaches it).
+std::vector<SubgroupMember> members_in_order(const Session& ssn, const JobView& job, int set);
+
+/// True when PodSet `pod_set` lies below set `set`.
+bool pod_set_under(const model::SubGroupTree& groups, int pod_set, int set);
+
+/// One PodSet under the root and no minSubGroup: every tree walk comes down to that PodSet's
+/// pods in list order (the hot paths take this shortcut).
+bool is_single_pod_set(const JobView& job);
 
 /// GetTasksToEvict: a surplus pod (or a whole surplus member) in reverse subgroup and task order
 /// while the job runs above its minimum, else every active pod. `more_left` tells whether active

@@ -4,12 +4,14 @@
 // open, allocated kept live by the allocate/deallocate events), and the decisions committed so
 // far. Everything a cycle decides goes through a Statement (statement.hpp).
 
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "sim/fairshare/hierarchy.hpp"
 #include "sim/model/cluster.hpp"
+#include "sim/sched/topology.hpp"
 
 namespace sim::sched {
 
@@ -51,6 +53,8 @@ class Session {
   /// Some pod has required pod anti-affinity: only then can a pod without terms of its own be
   /// kept off a node by inter-pod affinity.
   bool any_pod_anti_affinity = false;
+  /// The topology plugin, when it is enabled and the cluster has Topology objects.
+  std::optional<TopologyPlugin> topology;
 
   std::vector<BindDecision> binds;
   std::vector<PipelineDecision> pipelines;
