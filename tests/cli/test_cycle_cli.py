@@ -275,3 +275,43 @@ def test_a_topology_without_levels_is_refused(kaisim):
     run = kaisim("cycle", "-", stdin=snapshot_with_topology({}, levels=[]))
     assert run.returncode == 2
     assert "rawObjects.topologies[0].spec.levels: a Topology needs at least one level" in run.stderr
+
+
+def snapshot_with_numa(pods, plugins=("predicates", "proportion", "numa")):
+    """A KAI snapshot.json: one node with two NUMA zones of 4 CPUs (single-numa-node, pod scope)
+    and `pods` pending pods given as (name, cpu, guaranteed)."""
+    def pod(name, cpu, guaranteed):
+        resources = {"requests": {"cpu": cpu, "memory": "1Gi"}}
+        if guaranteed:
+            resources["limits"] = dict(resources["requests"])
+        return {"metadata": {"name": name, "namespace": "a", "uid": name, "creationTimestamp": "2026-08-03T10:00:00Z",
+                             "labels": {"kai.scheduler/queue": "q"}},
+                "spec": {"schedulerName": "kai-scheduler", "containers": [{"name": "c", "resources": resources}]},
+                "status": {"phase": "Pending"}}
+    zone = lambda name: {"name": name, "type": "Node", "resources": [
+        {"name": "cpu", "capacity": "4", "allocatable": "4", "available": "4"}]}
+    return json.dumps({"config": {"tiers": [{"plugins": [{"name": p} for p in plugins]}]}, "schedulerParams": {},
+                       "rawObjects": {
+        "nodes": [{"metadata": {"name": "n0"}, "status": {"allocatable": {"cpu": "16", "memory": "64Gi", "pods": "110"}}}],
+        "nodeResourceTopologies": [{"metadata": {"name": "n0"},
+                                    "attributes": [{"name": "topologyManagerPolicy", "value": "single-numa-node"},
+                                                   {"name": "topologyManagerScope", "value": "pod"}],
+                                    "zones": [zone("node-1"), zone("node-0")]}],
+        "queues": [{"metadata": {"name": "q"}, "spec": {"resources": {"cpu": {"quota": -1, "limit": -1},
+                                                                      "memory": {"quota": -1, "limit": -1}}}}],
+        "pods": [pod(*p) for p in pods]}})
+
+
+def test_the_numa_plugin_keeps_guaranteed_pods_within_one_zone(kaisim):
+    # Two 3-CPU Guaranteed pods take a zone each (lowest first); a third has 1 CPU per zone left.
+    report = cycle(kaisim, "-", stdin=snapshot_with_numa([("g0", "3", True), ("g1", "3", True), ("g2", "2", True)]))
+    zones = {b["pod"]: b.get("numaZones") for b in report["binds"]}
+    assert zones == {"a/g0": [{"zone": "node-0", "amount": {"cpu": "3"}}],
+                     "a/g1": [{"zone": "node-1", "amount": {"cpu": "3"}}]}
+    [waiting] = report["pending"]
+    assert any("cannot NUMA-align" in r for r in waiting["reasons"]), waiting
+    # A Burstable pod is not aligned; without the plugin nothing is.
+    report = cycle(kaisim, "-", stdin=snapshot_with_numa([("b", "6", False)]))
+    assert [b["pod"] for b in report["binds"]] == ["a/b"] and "numaZones" not in report["binds"][0]
+    report = cycle(kaisim, "-", stdin=snapshot_with_numa([("g", "6", True)], plugins=("predicates", "proportion")))
+    assert [b["pod"] for b in report["binds"]] == ["a/g"]

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "sim/io/go_json.hpp"
+#include "sim/io/quantity.hpp"
 
 namespace kai_cases {
 namespace {
@@ -70,6 +71,40 @@ model::TopologyConstraint constraint(const json& owner) {
           t.at("preferred_level").get<std::string>()};
 }
 
+// A resource list of the case ({"cpu": "4"}) in milli-units.
+model::Amounts amounts(const json& list) {
+  model::Amounts out;
+  for (const auto& [name, q] : list.items()) {
+    const std::optional<sim::io::Quantity> parsed = sim::io::parse_quantity(q.get<std::string>());
+    if (!parsed || !parsed->milli_value()) throw std::runtime_error("bad quantity " + q.dump());
+    out[name] = *parsed->milli_value();
+  }
+  return out;
+}
+
+// nodes_fake: a node's NUMA zones ({policy, scope, zones: [{id, allocatable, available}]}).
+model::NumaTopology numa_topology(const json& n) {
+  model::NumaTopology t;
+  const std::string policy = n.at("policy").get<std::string>();
+  t.policy = policy == "single-numa-node" ? model::NumaPolicy::SINGLE_NUMA_NODE
+             : policy == "restricted"     ? model::NumaPolicy::RESTRICTED
+             : policy == "best-effort"    ? model::NumaPolicy::BEST_EFFORT
+                                          : model::NumaPolicy::NONE;
+  t.pod_scope = n.at("scope").get<std::string>() == "pod";
+  for (const json& z : n.at("zones")) {
+    t.zones.push_back({z.at("id").get<std::string>(), amounts(z.at("allocatable")), amounts(z.at("available"))});
+  }
+  model::finish_numa_topology(t);
+  return t;
+}
+
+// A kai.scheduler/numa-placement-* annotation: [{"zone": id, "amount": {resource: quantity}}].
+std::vector<model::ZoneAmounts> numa_record(const std::string& text) {
+  std::vector<model::ZoneAmounts> out;
+  for (const json& z : json::parse(text)) out.push_back({-1, z.at("zone").get<std::string>(), amounts(z.at("amount"))});
+  return out;
+}
+
 // A SubGroupSet of the case (`{name, min_subgroup?, subgroups, podsets}`) and all below it.
 void add_set(const json& set, int index, model::SubGroupTree& tree) {
   tree.sets[static_cast<std::size_t>(index)].name = set.value("name", "");
@@ -102,6 +137,7 @@ model::ClusterState build_state(const json& c, const std::map<std::string, PodSt
   state.now_ns = kNow;
   const json& cfg = c.at("config");
   state.config.predicates_enabled = cfg.at("predicates_enabled").get<bool>();
+  state.config.plugins.numa = cfg.value("numa_plugin_enabled", false);
   if (cfg.at("plugins").is_array()) apply_plugin_list(cfg.at("plugins"), state.config);
   state.config.max_consolidation_preemptees = cfg.at("max_consolidation_preemptees").get<int>();
   state.config.allow_consolidating_reclaim = cfg.at("allow_consolidating_reclaim").get<bool>();
@@ -127,6 +163,7 @@ model::ClusterState build_state(const json& c, const std::map<std::string, PodSt
       for (const auto& [name, count] : n.at("mig").items()) node.scalars_allocatable[name] = count.get<double>();
     }
     node.init(alloc);
+    if (n.contains("numa")) node.numa = numa_topology(n.at("numa"));
     node.gpu_memory_mib = n.at("gpu_memory_mib").get<std::int64_t>();
     node.gpu_memory_synced = n.at("gpu_memory_synced").get<bool>();
     if (auto it = node.labels.find("nvidia.com/gpu.count"); it != node.labels.end()) {
@@ -225,6 +262,21 @@ model::ClusterState build_state(const json& c, const std::map<std::string, PodSt
         task.request_type = model::RequestType::MIG;
       }
       task.legacy_mig = t.value("legacy_mig", false);
+      if (j.value("qos_class", std::string()) == "Guaranteed") {
+        // pods_fake: one container requesting the task's cpu, memory and GPUs.
+        task.qos_guaranteed = true;
+        auto units = std::make_shared<model::NumaUnits>();
+        units->pod = {{"cpu", r.at("cpu_milli").get<std::int64_t>()}, {"memory", r.at("memory_bytes").get<std::int64_t>() * 1000}};
+        if (whole > 0) units->pod["nvidia.com/gpu"] = static_cast<std::int64_t>(whole * 1000);
+        units->concurrent = {units->pod};
+        task.numa_units = units;
+      }
+      if (t.contains("annotations")) {
+        const json& a = t.at("annotations");
+        for (const char* key : {"kai.scheduler/numa-placement-observed", "kai.scheduler/numa-placement-predicted"}) {
+          if (a.contains(key) && task.numa_record.empty()) task.numa_record = numa_record(a.at(key).get<std::string>());
+        }
+      }
       sim::at(task.request, Resource::GPU) = task.gpu.gpus();
       if (t.contains("received_resource_type")) {
         const std::string rt = t.at("received_resource_type").get<std::string>();
@@ -303,6 +355,13 @@ std::vector<std::string> check(const json& expect, const sim::sched::Session& ss
     if (gpus != want.at("gpus_required").get<double>()) {
       errors.push_back(name + ": GPUs required " + sim::io::go_json_number(gpus));
     }
+    if (want.contains("numa_zones")) {
+      std::vector<int> zones;
+      for (sim::TaskId t : state.jobs[j].tasks) {
+        for (const model::ZoneAmounts& z : state.tasks[t].numa_placement) zones.push_back(z.zone);
+      }
+      if (zones != want.at("numa_zones").get<std::vector<int>>()) errors.push_back(name + ": NUMA zones differ");
+    }
     static const std::set<std::string> allocated = {"Allocated", "Binding", "Bound", "Running"};
     if (allocated.contains(want_status) && !state.jobs[j].last_start_ns) {
       errors.push_back(name + ": last start timestamp not set");
@@ -330,6 +389,22 @@ std::vector<std::string> check(const json& expect, const sim::sched::Session& ss
     if (want.contains("releasing_gpus") &&
         sim::at(state.nodes[n].releasing, Resource::GPU) != want.at("releasing_gpus").get<double>()) {
       errors.push_back("node " + name + ": releasing GPUs " + sim::io::go_json_number(sim::at(state.nodes[n].releasing, Resource::GPU)));
+    }
+    if (want.contains("numa_zones_available")) {
+      for (const auto& [zone, list] : want.at("numa_zones_available").items()) {
+        const std::size_t z = std::stoul(zone);
+        const model::NumaTopology* numa = state.nodes[n].numa ? &*state.nodes[n].numa : nullptr;
+        if (!numa || z >= numa->zones.size()) {
+          errors.push_back("node " + name + ": no NUMA zone " + zone);
+          continue;
+        }
+        for (const auto& [resource, amount] : amounts(list)) {
+          auto have = numa->zones[z].available.find(resource);
+          if ((have == numa->zones[z].available.end() ? 0 : have->second) != amount) {
+            errors.push_back("node " + name + ": NUMA zone " + zone + " " + resource + " available differs");
+          }
+        }
+      }
     }
   }
   auto bound = [&](const char* key, std::size_t actual) {

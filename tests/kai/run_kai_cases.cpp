@@ -1,6 +1,6 @@
 // Runs KAI v0.16.4's own action test cases (tests/kai_cases/, converted by tools/kai-cases) through
-// kaisim and reports which pass. Unit cases run one action once on a fresh session; integration
-// cases replay KAI's harness: rounds of all actions with the results written back, a match on a
+// kaisim and reports which pass. Unit cases run one action once on a fresh session; single-session
+// cases run their list of actions on one session; integration cases replay KAI's harness: rounds of all actions with the results written back, a match on a
 // fresh session, then rounds that must keep matching.
 //
 //   run_kai_cases [--filter TEXT] [--verbose] [--baseline FILE] [--write-baseline FILE] DIR
@@ -23,9 +23,8 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 // Features kaisim does not model yet; cases that need them are reported as skipped.
-const std::set<std::string> kUnsupported = {"dra", "numa", "qos-class",
-                                            "error-message",
-                                            "annotations"};
+const std::set<std::string> kUnsupported = {"dra",
+                                            "error-message"};
 
 void run_action(sim::sched::Session& ssn, const std::string& action) {
   ssn.action = action;
@@ -43,6 +42,14 @@ std::vector<std::string> run_unit(const json& c, const std::string& action) {
   sim::model::ClusterState state = kai_cases::build_state(c, kai_cases::initial_pods(c));
   sim::sched::Session ssn(state);
   run_action(ssn, action);
+  return kai_cases::check(c.at("expect"), ssn, ssn.binds.size(), ssn.evictions.size(), ssn.pipelines.size());
+}
+
+// A test that runs several actions, in its own order, on one session, then matches.
+std::vector<std::string> run_single_session(const json& c) {
+  sim::model::ClusterState state = kai_cases::build_state(c, kai_cases::initial_pods(c));
+  sim::sched::Session ssn(state);
+  for (const json& action : c.at("actions")) run_action(ssn, action.get<std::string>());
   return kai_cases::check(c.at("expect"), ssn, ssn.binds.size(), ssn.evictions.size(), ssn.pipelines.size());
 }
 
@@ -153,7 +160,7 @@ int main(int argc, char** argv) {
       ++total;
       const std::string kind = c.at("kind").get<std::string>();
       auto& counts = by_kind[kind];
-      bool unsupported = kind == "single-session";
+      bool unsupported = false;
       for (const json& tag : c.at("unsupported")) unsupported = unsupported || kUnsupported.contains(tag.get<std::string>());
       if (unsupported) {
         ++counts[2];
@@ -162,7 +169,9 @@ int main(int argc, char** argv) {
       ++counts[1];
       std::vector<std::string> errors;
       try {
-        errors = kind == "integration" ? run_integration(c) : run_unit(c, kind.substr(kind.find(':') + 1));
+        errors = kind == "integration"      ? run_integration(c)
+                 : kind == "single-session" ? run_single_session(c)
+                                            : run_unit(c, kind.substr(kind.find(':') + 1));
       } catch (const std::exception& e) {
         errors = {std::string("exception: ") + e.what()};
       }

@@ -41,6 +41,19 @@ ordered_json groups(const std::vector<std::string>& ids) {
   return out;
 }
 
+// The NUMA zones a pod is charged to, as a BindRequest's predictedNUMAZones: zone ids and
+// quantities.
+ordered_json numa_zones(const model::Task& t, const model::Node& node) {
+  ordered_json out = ordered_json::array();
+  for (const model::ZoneAmounts& z : t.numa_placement) {
+    if (!node.numa || z.zone < 0 || static_cast<std::size_t>(z.zone) >= node.numa->zones.size()) continue;
+    ordered_json amount = ordered_json::object();
+    for (const auto& [resource, milli] : z.amount) amount[resource] = io::format_milli_quantity(milli);
+    out.push_back({{"zone", node.numa->zones[static_cast<std::size_t>(z.zone)].id}, {"amount", amount}});
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string run_cycle_report(const std::vector<io::SnapshotSource>& sources, const io::SnapshotOptions& options,
@@ -71,6 +84,7 @@ std::string run_cycle_report(const std::vector<io::SnapshotSource>& sources, con
     entry["gpuGroups"] = groups(b.gpu_groups);
     entry["gpuFraction"] = t.is_shared_gpu_allocation() ? number(t.accepted_gpu.portion) : ordered_json(nullptr);
     entry["gpus"] = number(at(t.accepted, Resource::GPU));
+    if (!t.numa_placement.empty()) entry["numaZones"] = numa_zones(t, state.nodes[b.node]);
     binds.push_back(entry);
   }
   report["binds"] = binds;
@@ -82,6 +96,8 @@ std::string run_cycle_report(const std::vector<io::SnapshotSource>& sources, con
     entry["node"] = state.nodes[p.node].name;
     entry["gpuGroups"] = groups(p.gpu_groups);
     entry["action"] = p.action;
+    const model::Task& t = state.tasks[p.task];
+    if (!t.numa_placement.empty()) entry["numaZones"] = numa_zones(t, state.nodes[p.node]);
     pipelined.push_back(entry);
   }
   report["pipelined"] = pipelined;

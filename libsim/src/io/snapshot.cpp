@@ -10,6 +10,7 @@
 #include "snapshot_fields.hpp"
 #include "pod_affinity_reader.hpp"
 #include "scheduler_config_reader.hpp"
+#include "numa_reader.hpp"
 #include "subgroups_reader.hpp"
 #include "sim/io/quantity.hpp"
 #include "yaml_field.hpp"
@@ -28,7 +29,8 @@ constexpr std::string_view kReservationNamespace = "kai-resource-reservation";
 // ---------------------------------------------------------------- collecting objects by kind
 
 struct Objects {
-  std::vector<Field> nodes, pods, queues, pod_groups, bind_requests, priority_classes, topologies;
+  std::vector<Field> nodes, pods, queues, pod_groups, bind_requests, priority_classes, topologies,
+      node_resource_topologies;
   std::vector<std::pair<Field, Field>> scheduler_configs;  // a KAI snapshot's config, schedulerParams
 };
 
@@ -54,6 +56,8 @@ void add_by_kind(const Field& obj, Objects& out, Diagnostics& diagnostics) {
     out.priority_classes.push_back(obj);
   } else if (kind == "Topology") {
     out.topologies.push_back(obj);
+  } else if (kind == "NodeResourceTopology") {
+    out.node_resource_topologies.push_back(obj);
   } else {
     diagnostics.warn(obj.where(), obj.path(), "kind \"" + kind + "\" is not used by the scheduler, skipped");
   }
@@ -66,7 +70,7 @@ void add_raw_objects(const Field& raw, Objects& out, Diagnostics& diagnostics) {
       {"nodes", &out.nodes},           {"pods", &out.pods},
       {"queues", &out.queues},         {"podGroups", &out.pod_groups},
       {"bindRequests", &out.bind_requests}, {"priorityClasses", &out.priority_classes},
-      {"topologies", &out.topologies}};
+      {"topologies", &out.topologies},         {"nodeResourceTopologies", &out.node_resource_topologies}};
   for (const auto& [key, target] : lists) {
     const Field list = raw.member(key);
     if (list.is_null()) continue;
@@ -253,6 +257,9 @@ struct PodObject {
   model::Task base;                // task_template(): the pod's own part of its Task
   bool reservation_label = false;  // app=kai-resource-reservation, in any namespace
   std::string pod_group;           // the pod-group-name annotation
+  bool guaranteed = false;         // QoS class Guaranteed
+  std::shared_ptr<const model::NumaUnits> numa_units;  // Guaranteed pods only
+  std::optional<std::vector<model::ZoneAmounts>> numa_observed, numa_predicted;
 };
 
 // Requests of all containers plus init-container effects, as the kubelet aggregates them;
@@ -404,6 +411,14 @@ PodObject read_pod(const Field& obj) {
   const Field status = obj.member("status");
   pod.phase = status.member("phase").optional_string().value_or("Pending");
   pod.nominated_node = status.member("nominatedNodeName").optional_string().value_or("");
+  pod.guaranteed = is_guaranteed(obj);
+  if (pod.guaranteed) pod.numa_units = std::make_shared<const model::NumaUnits>(read_numa_units(spec));
+  if (auto a = pod.annotations.find("kai.scheduler/numa-placement-observed"); a != pod.annotations.end()) {
+    pod.numa_observed = parse_numa_annotation(a->second);
+  }
+  if (auto a = pod.annotations.find("kai.scheduler/numa-placement-predicted"); a != pod.annotations.end()) {
+    pod.numa_predicted = parse_numa_annotation(a->second);
+  }
   return pod;
 }
 
@@ -456,6 +471,7 @@ struct BindRequestObject {
   std::vector<std::string> gpu_groups;
   std::string received_type;
   bool finally_failed = false;
+  std::optional<std::vector<model::ZoneAmounts>> numa_zones;  // spec.predictedNUMAZones
 };
 
 BindRequestObject read_bind_request(const Field& obj) {
@@ -466,6 +482,7 @@ BindRequestObject read_bind_request(const Field& obj) {
   br.pod_key = ns + "/" + spec.member("podName").optional_string().value_or("");
   br.node = spec.member("selectedNode").optional_string().value_or("");
   br.received_type = spec.member("receivedResourceType").optional_string().value_or("");
+  br.numa_zones = read_numa_record(spec.member("predictedNUMAZones"));
   const Field groups = spec.member("selectedGPUGroups");
   if (!groups.is_null()) {
     groups.expect_sequence();
@@ -627,6 +644,8 @@ model::Task task_template(const PodObject& pod) {
     }
   }
   task.foreign = pod.scheduler_name != kSchedulerName && !task.reservation;
+  task.qos_guaranteed = pod.guaranteed;
+  task.numa_units = pod.numa_units;
   set_gpu_request(task, pod);
   task.gpu_groups = gpu_groups_from_labels(pod.labels);
   if (auto it = pod.annotations.find("received-resource-type"); it != pod.annotations.end()) {
@@ -679,6 +698,7 @@ struct ParsedObjects {
   std::vector<BindRequestObject> bind_requests;
   std::vector<model::PriorityClass> priority_classes;
   std::vector<model::Topology> topologies;
+  std::vector<std::pair<std::string, model::NumaTopology>> numa;  ///< node name -> its zones
   std::optional<model::SchedulerConfig> config;  ///< from a KAI snapshot
   std::int64_t latest_time = 0;
 };
@@ -692,6 +712,9 @@ void parse_into(const Objects& objects, ParsedObjects& out) {
   for (const auto& [config, params] : objects.scheduler_configs) out.config = read_scheduler_config(config, params);
   for (const Field& f : objects.priority_classes) out.priority_classes.push_back(read_priority_class(f));
   for (const Field& f : objects.topologies) out.topologies.push_back(read_topology(f));
+  for (const Field& f : objects.node_resource_topologies) {
+    if (auto numa = read_node_resource_topology(f)) out.numa.push_back(std::move(*numa));
+  }
   for (const Field& f : objects.queues) out.queues.push_back(f);
   for (const Field& f : objects.nodes) out.nodes.emplace_back(f, read_node(f));
   for (const Field& f : objects.bind_requests) out.bind_requests.push_back(read_bind_request(f));
@@ -754,6 +777,7 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
   std::int64_t latest = 0;
   std::vector<const model::PriorityClass*> class_objects;
   std::vector<const model::Topology*> topology_objects;
+  std::vector<const std::pair<std::string, model::NumaTopology>*> numa_objects;
   std::vector<const Field*> queue_fields;
   std::vector<const std::pair<Field, model::Node>*> node_objects;
   std::vector<const BindRequestObject*> bind_objects;
@@ -763,6 +787,7 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
     latest = std::max(latest, p->latest_time);
     for (const model::PriorityClass& pc : p->priority_classes) class_objects.push_back(&pc);
     for (const model::Topology& t : p->topologies) topology_objects.push_back(&t);
+    for (const auto& n : p->numa) numa_objects.push_back(&n);
     for (const Field& f : p->queues) queue_fields.push_back(&f);
     for (const auto& n : p->nodes) node_objects.push_back(&n);
     for (const BindRequestObject& br : p->bind_requests) bind_objects.push_back(&br);
@@ -826,6 +851,11 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
       state.node_by_name.emplace(parsed_node.name, id);
     }
     state.nodes[id] = parsed_node;
+  }
+  // populateNodeResourceTopologies: a NodeResourceTopology names its node.
+  for (const auto* numa : numa_objects) {
+    const NodeId id = state.find_node(numa->first);
+    if (id.valid()) state.nodes[id].numa = numa->second;
   }
   model::update_gpu_memory_bounds(state);
 
@@ -898,6 +928,10 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
     const std::string& node_name = pod.node_name.empty() && br ? br->node : pod.node_name;
     if (br && !br->gpu_groups.empty()) task.gpu_groups = br->gpu_groups;
     if (br && !br->received_type.empty()) task.received_type = received_type(br->received_type);
+    // resolvePlacementRecord: observed, else the BindRequest's prediction, else the predicted annotation.
+    if (pod.numa_observed) task.numa_record = *pod.numa_observed;
+    else if (br && br->numa_zones) task.numa_record = *br->numa_zones;
+    else if (pod.numa_predicted) task.numa_record = *pod.numa_predicted;
 
     if (pod.scheduler_name == kSchedulerName && !task.reservation) {
       // Pods without a PodGroup get one from the pod-grouper (defaultgrouper/default_grouper.go).

@@ -40,6 +40,23 @@ void apply_plugin_list(SchedulerConfig& config, const std::vector<PluginOption>&
       p.nominated_node = true;
     } else if (name == "topology") {
       p.topology = true;
+    } else if (name == "numa") {
+      p.numa = true;
+      auto reconstruct = plugin.arguments.find("reconstructAvailable");
+      p.numa_reconstruct_available = reconstruct == plugin.arguments.end() || reconstruct->second != "false";
+      auto ignore = plugin.arguments.find("ignoreList");
+      if (ignore != plugin.arguments.end()) {
+        std::string item;
+        for (char c : ignore->second + ",") {
+          if (c == ',') {
+            while (!item.empty() && item.back() == ' ') item.pop_back();
+            if (!item.empty()) p.numa_ignore.insert(item);
+            item.clear();
+          } else if (c != ' ' || !item.empty()) {
+            item += c;
+          }
+        }
+      }
     } else if (name == "predicates") {
       config.predicates_enabled = true;
     }

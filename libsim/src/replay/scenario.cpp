@@ -141,7 +141,8 @@ class Loader {
   void scheduler(const Field& f, Scenario& sc) {
     if (f.is_null()) return;
     f.expect_map();
-    for (const Field& key : f.unknown_members({"placementStrategy"})) diagnostics_.warn(key.where(), key.path(), "unknown field, ignored");
+    for (const Field& key : f.unknown_members({"placementStrategy", "numa"})) diagnostics_.warn(key.where(), key.path(), "unknown field, ignored");
+    numa(f.member("numa"), sc.scheduler);
     const Field strategy = f.member("placementStrategy");
     if (strategy.is_null()) return;
     strategy.expect_map();
@@ -152,6 +153,34 @@ class Loader {
       return v == "binpack";
     };
     model::apply_placement_strategy(sc.scheduler, binpack(strategy.member("gpu")), binpack(strategy.member("cpu")));
+  }
+
+  // numa: true, or {ignoreList: [resource...], reconstructAvailable: bool}: the numa plugin, which
+  // KAI's default configuration leaves out.
+  void numa(const Field& f, model::SchedulerConfig& config) {
+    if (f.is_null()) return;
+    if (f.node().IsScalar()) {
+      const std::string v = f.node().Scalar();
+      if (v != "true" && v != "false") f.fail("expected true, false or {ignoreList, reconstructAvailable}, got \"" + v + "\"");
+      config.plugins.numa = v == "true";
+      return;
+    }
+    f.expect_map();
+    for (const Field& key : f.unknown_members({"ignoreList", "reconstructAvailable"})) {
+      diagnostics_.warn(key.where(), key.path(), "unknown field, ignored");
+    }
+    config.plugins.numa = true;
+    const Field ignore = f.member("ignoreList");
+    if (!ignore.is_null()) {
+      ignore.expect_sequence();
+      for (std::size_t i = 0; i < ignore.size(); ++i) config.plugins.numa_ignore.insert(ignore.item(i).string());
+    }
+    const Field reconstruct = f.member("reconstructAvailable");
+    if (!reconstruct.is_null()) {
+      const std::string v = reconstruct.node().IsScalar() ? reconstruct.node().Scalar() : "";
+      if (v != "true" && v != "false") reconstruct.fail("expected true or false");
+      config.plugins.numa_reconstruct_available = v == "true";
+    }
   }
 
   // fairShare: {kValue, usage: {windowSize, halfLife, queryResolution, fetchInterval}}.

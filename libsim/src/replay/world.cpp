@@ -6,6 +6,7 @@
 #include "generators.hpp"
 #include "io/snapshot_fields.hpp"
 #include "io/yaml_field.hpp"
+#include "sim/io/quantity.hpp"
 #include "yaml_text.hpp"
 
 namespace sim::replay {
@@ -309,7 +310,10 @@ void World::advance(std::int64_t now_ms, std::vector<PodEvent>& events) {
     fresh["status"] = YAML::Node(YAML::NodeType::Map);
     fresh["status"]["phase"] = "Pending";
     if (fresh["metadata"]["labels"].IsDefined()) fresh["metadata"]["labels"].remove("runai-gpu-group");
-    if (fresh["metadata"]["annotations"].IsDefined()) fresh["metadata"]["annotations"].remove("received-resource-type");
+    if (fresh["metadata"]["annotations"].IsDefined()) {
+      fresh["metadata"]["annotations"].remove("received-resource-type");
+      fresh["metadata"]["annotations"].remove("kai.scheduler/numa-placement-predicted");
+    }
     put(key_of(fresh), Object{fresh, obj.file});
     events.push_back({now_ms, "recreate", ns + "/" + str(fresh, "metadata", "name"), queue_of(fresh), "", "", "",
                       requested_gpus(fresh)});
@@ -351,6 +355,23 @@ void World::apply_decisions(const sched::Session& ssn, std::int64_t now_ms, std:
       } else {
         for (const std::string& g : b.gpu_groups) doc["metadata"]["labels"]["runai-gpu-group/" + g] = g;
       }
+    }
+    if (!t.numa_placement.empty() && state.nodes[b.node].numa) {
+      // What KAI's binder writes: the zones the numa plugin charged, for later cycles to rebuild
+      // each zone's ledger from.
+      const model::NumaTopology& numa = *state.nodes[b.node].numa;
+      std::string record = "[";
+      for (const model::ZoneAmounts& z : t.numa_placement) {
+        record += std::string(record.size() > 1 ? "," : "") + "{\"zone\":\"" + numa.zones[static_cast<std::size_t>(z.zone)].id +
+                  "\",\"amount\":{";
+        bool first = true;
+        for (const auto& [resource, milli] : z.amount) {
+          record += (first ? "\"" : ",\"") + resource + "\":\"" + io::format_milli_quantity(milli) + "\"";
+          first = false;
+        }
+        record += "}}";
+      }
+      doc["metadata"]["annotations"]["kai.scheduler/numa-placement-predicted"] = record + "]";
     }
     binding_.set(pod_key(t), now_ms + bind_delay_ms);
     if (bind_delay_ms == 0) mark_running(pod_key(t), now_ms);

@@ -8,6 +8,7 @@
 #include "sim/sched/job_queue.hpp"
 #include "sim/sched/node_fit.hpp"
 #include "sim/sched/proportion.hpp"
+#include "numa.hpp"
 
 namespace sim::sched {
 namespace {
@@ -26,6 +27,8 @@ bool allocate_shared_gpu_task(Session& ssn, Statement& stmt, TaskId task_id, Nod
 }
 
 bool allocate_task_to_node(Session& ssn, Statement& stmt, TaskId task_id, NodeId node_id, bool pipeline_only) {
+  // GetNumaPlacement: the zones the pod will be charged to (none unless the numa plugin aligns it).
+  numa_admits(ssn, ssn.state.tasks[task_id], ssn.state.nodes[node_id], &ssn.state.tasks[task_id].numa_placement);
   const model::Task& task = ssn.state.tasks[task_id];
   if (task.is_fraction_candidate()) return allocate_shared_gpu_task(ssn, stmt, task_id, node_id, pipeline_only);
   const model::Node& node = ssn.state.nodes[node_id];

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "label_match.hpp"
+#include "numa.hpp"
 #include "pod_affinity.hpp"
 #include "sim/sched/proportion.hpp"
 
@@ -135,7 +136,9 @@ bool fitting_node(Session& ssn, TaskId task_id, NodeId node_id, std::string* why
     const std::string lacking = node.lacking(task, node.non_allocated(), true);
     return fail(lacking.empty() ? "not enough free resources" : "not enough free resources: " + lacking);
   }
-  if (!ssn.config.predicates_enabled) return true;
+  // The numa plugin's predicate runs after the predicates plugin's, with or without it.
+  auto numa = [&] { return numa_admits(ssn, task, node, nullptr) || fail(kNumaFitError); };
+  if (!ssn.config.predicates_enabled) return numa();
   if (CapacityVerdict over = task_on_node_over_capacity(ssn, task_id, node_id)) {
     return fail("node does not have enough capacity: " + *over);
   }
@@ -148,7 +151,7 @@ bool fitting_node(Session& ssn, TaskId task_id, NodeId node_id, std::string* why
   if (!node.conditions_ok) return fail("node(s) were not ready");
   if (std::string r = k8s_filters(task, node); !r.empty()) return fail(r);
   if (std::string r = pod_affinity_filter(ssn, task, node); !r.empty()) return fail(r);
-  return true;
+  return numa();
 }
 
 std::vector<std::string> fitting_gpus(const Session& ssn, const model::Node& node, const model::Task& task) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "numa.hpp"
+
 #include "sim/fairshare/queue_quota.hpp"
 
 namespace sim::sched {
@@ -13,6 +15,7 @@ Session::Session(model::ClusterState& cluster) : state(cluster), config(cluster.
             [&](JobId a, JobId b) { return state.jobs[a].name < state.jobs[b].name; });
   for (const model::Task& t : state.tasks) any_pod_anti_affinity = any_pod_anti_affinity || !t.placement.pod_anti_affinity.empty();
   if (config.plugins.topology && !state.topologies.empty()) topology.emplace(state);
+  if (config.plugins.numa) open_numa(*this);
   open_proportion();
 }
 
@@ -107,6 +110,7 @@ void Session::open_proportion() {
 }
 
 void Session::on_allocate(const model::Task& task) {
+  if (config.plugins.numa && task.node.valid()) numa_charge(state.nodes[task.node], task.numa_placement, -1);
   const model::Job& job = state.jobs[task.job];
   const ResourceVec amount = quantify_accepted(task);
   for (QueueId q = job.queue; q.valid(); q = state.queue_tree.parent(q)) {
@@ -118,6 +122,7 @@ void Session::on_allocate(const model::Task& task) {
 }
 
 void Session::on_deallocate(const model::Task& task) {
+  if (config.plugins.numa && task.node.valid()) numa_charge(state.nodes[task.node], task.numa_placement, +1);
   const model::Job& job = state.jobs[task.job];
   const ResourceVec amount = quantify_accepted(task);
   for (QueueId q = job.queue; q.valid(); q = state.queue_tree.parent(q)) {

@@ -23,6 +23,7 @@ void Statement::evict(TaskId id, std::string reason, JobId beneficiary) {
   op.previous_status = task.status;
   op.previous_node = task.node;
   op.previous_groups = task.gpu_groups;
+  op.previous_numa = task.numa_placement;
   op.previous_virtual = task.virtual_status;
   op.reason = std::move(reason);
   op.beneficiary = beneficiary;
@@ -33,15 +34,15 @@ void Statement::evict(TaskId id, std::string reason, JobId beneficiary) {
   task.virtual_status = true;
 }
 
-void Statement::unevict(TaskId id, TaskStatus status, NodeId node, std::vector<std::string> groups,
-                        bool previous_virtual) {
-  model::Task& task = ssn_.task(id);
-  set_status(task, status);
-  task.gpu_groups = std::move(groups);
-  task.virtual_status = previous_virtual;
-  if (node.valid()) {
-    model::Node& n = ssn_.node(node);
-    if (n.tasks.contains(id)) {
+void Statement::unevict(const Op& op) {
+  model::Task& task = ssn_.task(op.task);
+  set_status(task, op.previous_status);
+  task.gpu_groups = op.previous_groups;
+  task.numa_placement = op.previous_numa;
+  task.virtual_status = op.previous_virtual;
+  if (op.previous_node.valid()) {
+    model::Node& n = ssn_.node(op.previous_node);
+    if (n.tasks.contains(op.task)) {
       n.update_task(task);
     } else {
       n.add_task(task);
@@ -56,14 +57,17 @@ void Statement::pipeline(TaskId id, NodeId node_id, bool update_if_exists) {
   auto on_node = node.tasks.find(id);
   const bool found = on_node != node.tasks.end();
   bool gpu_placement_changed = false;
+  bool numa_placement_changed = false;
   if (found) {
     gpu_placement_changed = !task.gpu_groups.empty() && task.is_shared_gpu_allocation() &&
                             task.gpu_groups != std::vector<std::string>{"-1"} &&
                             task.gpu_groups != on_node->second.gpu_groups;
+    numa_placement_changed = !task.numa_placement.empty() && task.numa_placement != on_node->second.numa_placement;
   }
-  if (found && !update_if_exists && !gpu_placement_changed) {
+  if (found && !update_if_exists && !gpu_placement_changed && !numa_placement_changed) {
     // The task was evicted from here earlier in this statement: undo that eviction instead.
     task.gpu_groups = on_node->second.gpu_groups;
+    task.numa_placement = on_node->second.numa_placement;
     for (std::size_t i = 0; i < ops_.size(); ++i) {
       if (valid(i) && ops_[i].kind == Kind::EVICT && ops_[i].task == id) {
         undo(i);
@@ -77,6 +81,7 @@ void Statement::pipeline(TaskId id, NodeId node_id, bool update_if_exists) {
   op.previous_status = task.status;
   op.previous_node = task.node;
   op.previous_groups = task.gpu_groups;
+  op.previous_numa = numa_placement_changed ? on_node->second.numa_placement : task.numa_placement;
   op.previous_virtual = task.virtual_status;
   op.next_node = node_id;
   set_status(task, TaskStatus::PIPELINED);
@@ -97,16 +102,16 @@ void Statement::pipeline(TaskId id, NodeId node_id, bool update_if_exists) {
   task.virtual_status = true;
 }
 
-void Statement::unpipeline(TaskId id, NodeId previous_node, TaskStatus status, std::vector<std::string> groups,
-                           bool previous_virtual) {
-  model::Task& task = ssn_.task(id);
-  set_status(task, status);
+void Statement::unpipeline(const Op& op) {
+  model::Task& task = ssn_.task(op.task);
+  set_status(task, op.previous_status);
   const NodeId host = task.node;
-  task.gpu_groups = std::move(groups);
-  task.virtual_status = previous_virtual;
-  if (host.valid()) ssn_.node(host).remove_task(id);
+  task.gpu_groups = op.previous_groups;
+  task.virtual_status = op.previous_virtual;
+  if (host.valid()) ssn_.node(host).remove_task(op.task);
   ssn_.on_deallocate(task);
-  task.node = previous_node;
+  task.node = op.previous_node;
+  task.numa_placement = op.previous_numa;
 }
 
 void Statement::allocate(TaskId id, NodeId node_id) {
@@ -134,10 +139,10 @@ void Statement::unallocate(TaskId id, bool previous_virtual) {
 void Statement::reverse(const Op& op) {
   switch (op.kind) {
     case Kind::EVICT:
-      unevict(op.task, op.previous_status, op.previous_node, op.previous_groups, op.previous_virtual);
+      unevict(op);
       break;
     case Kind::PIPELINE:
-      unpipeline(op.task, op.previous_node, op.previous_status, op.previous_groups, op.previous_virtual);
+      unpipeline(op);
       break;
     case Kind::ALLOCATE:
       unallocate(op.task, op.previous_virtual);

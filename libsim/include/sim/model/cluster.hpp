@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -37,6 +38,9 @@ struct SchedulerConfig {
     std::optional<bool> gpu_pack;           ///< gpupack (true), gpuspread (false), neither (unset: strategy)
     bool gpu_device_order = true;           ///< false: neither gpupack nor gpuspread is listed
     bool topology = true;                   ///< topology (node sets and scores of topology constraints)
+    bool numa = false;                      ///< numa (NUMA alignment; not in KAI's default list)
+    bool numa_reconstruct_available = true;  ///< numa argument reconstructAvailable
+    std::set<std::string> numa_ignore;      ///< numa argument ignoreList
   } plugins;
   bool gpu_sharing_order() const { return plugins.gpu_sharing_order.value_or(gpu_binpack); }
   bool gpu_device_pack() const { return plugins.gpu_pack.value_or(gpu_binpack); }

@@ -6,12 +6,14 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "sim/core/resource_vec.hpp"
+#include "sim/model/numa.hpp"
 #include "sim/model/placement_rules.hpp"
 #include "sim/model/task.hpp"
 
@@ -30,6 +32,7 @@ struct NodeTaskRecord {
   bool shared = false;
   bool legacy_mig = false;
   std::map<std::string, double> scalars;  ///< MIG instances held
+  std::vector<ZoneAmounts> numa_placement;  ///< the node's copy of the pod's NUMA placement
 };
 
 class Node {
@@ -49,6 +52,8 @@ class Node {
   std::int64_t gpu_memory_mib = kDefaultGpuMemoryMib;  ///< per device, floored to 100 MiB
   bool gpu_memory_synced = false;
   std::int64_t gpu_count_label = -1;  ///< nvidia.com/gpu.count, -1 if absent
+  /// NUMA zones from the node's NodeResourceTopology; zones' `available` is the session's ledger.
+  std::optional<NumaTopology> numa;
 
   // Shared-GPU state per group id; entries persist at 0 once created, as Go map entries do.
   std::map<std::string, std::int64_t> used_shared_mib;

@@ -3,12 +3,14 @@
 // request, where it runs, its GPU groups and what it accepted on its node.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "sim/core/resource_vec.hpp"
 #include "sim/core/strong_id.hpp"
 #include "sim/model/gpu_requirement.hpp"
+#include "sim/model/numa.hpp"
 #include "sim/model/placement_rules.hpp"
 #include "sim/model/task_status.hpp"
 
@@ -62,6 +64,14 @@ struct Task {
   std::string nominated_node;
   Labels labels;
   PlacementRules placement;
+  /// QoS class Guaranteed (every container's cpu and memory requests equal their limits).
+  bool qos_guaranteed = false;
+  /// What NUMA alignment applies to; set for Guaranteed pods only.
+  std::shared_ptr<const NumaUnits> numa_units;
+  /// Persisted NUMA placement (observed annotation, else BindRequest, else predicted annotation).
+  std::vector<ZoneAmounts> numa_record;
+  /// The NUMA zones this pod is charged to on its node in this session (by zone index).
+  std::vector<ZoneAmounts> numa_placement;
 
   std::string key() const { return ns + "/" + name; }
   bool is_fraction_candidate() const {

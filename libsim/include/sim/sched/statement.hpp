@@ -47,6 +47,7 @@ class Statement {
     NodeId previous_node = NodeId::invalid();
     NodeId next_node = NodeId::invalid();
     std::vector<std::string> previous_groups;
+    std::vector<model::ZoneAmounts> previous_numa;
     bool previous_virtual = false;
     std::string reason;
     JobId beneficiary = JobId::invalid();
@@ -56,10 +57,8 @@ class Statement {
   bool valid(std::size_t index) const;
   void undo(std::size_t index);
   void reverse(const Op& op);
-  void unevict(TaskId task, model::TaskStatus status, NodeId node, std::vector<std::string> groups,
-               bool previous_virtual);
-  void unpipeline(TaskId task, NodeId previous_node, model::TaskStatus status,
-                  std::vector<std::string> groups, bool previous_virtual);
+  void unevict(const Op& op);
+  void unpipeline(const Op& op);
   void unallocate(TaskId task, bool previous_virtual);
   void set_status(model::Task& task, model::TaskStatus status);
 
