@@ -1,0 +1,79 @@
+// The numa plugin's evaluators on a node of two 4-CPU zones: pod scope aligns the whole pod,
+// container scope each container; restricted splits a pod over the narrowest set of zones.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "sched/numa.hpp"
+#include "sim/io/snapshot.hpp"
+
+namespace {
+
+// One node with two zones of 4 CPUs under `policy`/`scope`, and a Guaranteed pod with two
+// containers of 3 CPUs each.
+sim::model::ClusterState cluster(const std::string& policy, const std::string& scope) {
+  const std::string text = R"(
+apiVersion: v1
+kind: Node
+metadata: {name: n0}
+status: {allocatable: {cpu: "16", memory: 64Gi, pods: "110"}}
+---
+apiVersion: topology.node.k8s.io/v1alpha2
+kind: NodeResourceTopology
+metadata: {name: n0}
+attributes: [{name: topologyManagerPolicy, value: )" + policy + R"(}, {name: topologyManagerScope, value: )" + scope + R"(}]
+zones:
+  - {name: node-0, type: Node, resources: [{name: cpu, allocatable: "4", available: "4"}]}
+  - {name: node-1, type: Node, resources: [{name: cpu, allocatable: "4", available: "4"}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: a, uid: p}
+spec:
+  schedulerName: kai-scheduler
+  containers:
+    - {name: a, resources: {limits: {cpu: "3", memory: 1Gi}}}
+    - {name: b, resources: {limits: {cpu: "3", memory: 1Gi}}}
+)";
+  sim::Diagnostics d;
+  sim::model::ClusterState state = sim::io::load_snapshot({{text, "numa.yaml"}}, {}, d);
+  state.config.plugins.numa = true;
+  return state;
+}
+
+std::vector<int> zones(const std::vector<sim::model::ZoneAmounts>& placement) {
+  std::vector<int> out;
+  for (const auto& z : placement) out.push_back(z.zone);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("single-numa-node: each container in its own zone under container scope, none under pod scope", "[sched][numa]") {
+  sim::model::ClusterState per_container = cluster("single-numa-node", "container");
+  sim::sched::Session ssn(per_container);
+  std::vector<sim::model::ZoneAmounts> placement;
+  REQUIRE(sim::sched::numa_admits(ssn, ssn.state.tasks[sim::TaskId(0)], ssn.state.nodes[sim::NodeId(0)], &placement));
+  CHECK(zones(placement) == std::vector<int>{0, 1});
+
+  sim::model::ClusterState whole = cluster("single-numa-node", "pod");
+  sim::sched::Session ssn_pod(whole);
+  CHECK_FALSE(sim::sched::numa_admits(ssn_pod, ssn_pod.state.tasks[sim::TaskId(0)], ssn_pod.state.nodes[sim::NodeId(0)], nullptr));
+}
+
+TEST_CASE("restricted: a pod wider than a zone spans the lowest two, and the ledger follows", "[sched][numa]") {
+  sim::model::ClusterState state = cluster("restricted", "pod");
+  sim::sched::Session ssn(state);
+  std::vector<sim::model::ZoneAmounts> placement;
+  sim::model::Node& node = ssn.state.nodes[sim::NodeId(0)];
+  REQUIRE(sim::sched::numa_admits(ssn, ssn.state.tasks[sim::TaskId(0)], node, &placement));
+  REQUIRE(zones(placement) == std::vector<int>{0, 1});
+  CHECK(placement[0].amount.at("cpu") == 4000);  // greedily from the lowest zone
+  CHECK(placement[1].amount.at("cpu") == 2000);
+  sim::sched::numa_charge(node, placement, -1);
+  CHECK(node.numa->zones[1].available.at("cpu") == 2000);
+  // Two zones' worth is no longer free: the same pod is refused now.
+  CHECK_FALSE(sim::sched::numa_admits(ssn, ssn.state.tasks[sim::TaskId(0)], node, nullptr));
+  sim::sched::numa_charge(node, placement, +1);
+  CHECK(node.numa->zones[0].available.at("cpu") == 4000);
+}
