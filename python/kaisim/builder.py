@@ -142,9 +142,57 @@ class ScenarioBuilder:
             self._step(delete_at)["delete"].append({"kind": "Pod", "namespace": namespace, "name": name})
         return self
 
+    def topology(self, name: str, levels: list[str]) -> "ScenarioBuilder":
+        """A KAI Topology: the node labels naming a node's domain per level, outermost first (for
+        instance ``["topology.kubernetes.io/zone", "example.com/rack"]``). Give node pools those
+        labels, and gangs a ``required_level`` or ``preferred_level``."""
+        if not levels:
+            raise ValueError("topology: give at least one level")
+        self._manifests.append({"apiVersion": "kai.scheduler/v1alpha1", "kind": "Topology", "metadata": {"name": name},
+                                "spec": {"levels": [{"nodeLabel": level} for level in levels]}})
+        return self
+
+    def gang(self, name: str, *, queue: str, pods: int, at: Union[str, Number] = 0, gpus: Optional[int] = None,
+             gpu_fraction: Optional[float] = None, min_member: Optional[int] = None, topology: Optional[str] = None,
+             required_level: Optional[str] = None, preferred_level: Optional[str] = None,
+             priority_class: str = "train", namespace: str = "default", delete_at: Union[str, Number, None] = None,
+             cpu: Optional[str] = None, memory: Optional[str] = None) -> "ScenarioBuilder":
+        """A PodGroup of ``pods`` pods named ``<name>-<i>`` that KAI places all at once (``min_member``,
+        default all of them), optionally within one domain of ``topology`` at ``required_level``
+        and preferably at ``preferred_level``. The pods take the other arguments as :meth:`pod`."""
+        if pods < 1:
+            raise ValueError("gang: pods must be >= 1")
+        if bool(required_level or preferred_level) != bool(topology):
+            raise ValueError("gang: give topology= together with required_level= or preferred_level=")
+        spec: dict[str, Any] = {"queue": queue, "minMember": pods if min_member is None else min_member,
+                                "priorityClassName": priority_class}
+        if topology:
+            constraint: dict[str, str] = {"topology": topology}
+            if required_level:
+                constraint["requiredTopologyLevel"] = required_level
+            if preferred_level:
+                constraint["preferredTopologyLevel"] = preferred_level
+            spec["topologyConstraint"] = constraint
+        group = {"apiVersion": "scheduling.run.ai/v2alpha2", "kind": "PodGroup",
+                 "metadata": {"name": name, "namespace": namespace}, "spec": spec}
+        if _seconds(at) == 0:
+            self._manifests.append(group)
+        else:
+            self._step(at)["apply"].append(group)
+        for i in range(pods):
+            self.pod(f"{name}-{i}", queue=queue, at=at, gpus=gpus, gpu_fraction=gpu_fraction,
+                     priority_class=priority_class, namespace=namespace, delete_at=delete_at, cpu=cpu, memory=memory)
+            target = self._manifests if _seconds(at) == 0 else self._step(at)["apply"]
+            target[-1]["metadata"].setdefault("annotations", {})["pod-group-name"] = name
+        if delete_at is not None:
+            self._step(delete_at)["delete"].append({"kind": "PodGroup", "namespace": namespace, "name": name})
+        return self
+
     def expect(self, at: Union[str, Number], *, queues: Optional[dict[str, Number]] = None,
-               pods: Optional[dict[str, str]] = None, evicted: Optional[list[str]] = None) -> "ScenarioBuilder":
-        """An assertion for ``replay(check=True)``: queue -> allocated GPUs, ``ns/pod`` -> state."""
+               pods: Optional[dict[str, str]] = None, evicted: Optional[list[str]] = None,
+               nodes: Optional[dict[str, str]] = None) -> "ScenarioBuilder":
+        """An assertion for ``replay(check=True)``: queue -> allocated GPUs, ``ns/pod`` -> state,
+        ``ns/pod`` -> the node it is bound to."""
         entry: dict[str, Any] = {"at": _duration(at)}
         if queues:
             entry["queues"] = {q: {"allocatedGpu": v} for q, v in queues.items()}
@@ -152,6 +200,8 @@ class ScenarioBuilder:
             entry["pods"] = dict(pods)
         if evicted:
             entry["evicted"] = list(evicted)
+        if nodes:
+            entry["nodes"] = dict(nodes)
         self._expect.append(entry)
         return self
 

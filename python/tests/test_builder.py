@@ -86,3 +86,28 @@ def test_spread_placement_puts_two_pods_on_two_nodes():
 
     assert len(nodes_of(kaisim.ScenarioBuilder("packed", duration="10s"))) == 1
     assert len(nodes_of(kaisim.ScenarioBuilder("spread", duration="10s").placement(gpu="spread"))) == 2
+
+
+def test_a_gang_that_requires_a_rack_lands_in_one_rack():
+    def racks_of(required_level):
+        builder = kaisim.ScenarioBuilder("racks", duration="10s").topology("dc", ["rack"])
+        for rack in ("ra", "rb"):
+            builder.node_pool(rack, count=2, gpus_per_node=2, labels={"rack": rack})
+        builder.queue("t", gpu_quota=8).pod("filler", queue="t", gpus=1)
+        # ra has 3 GPUs left after the filler, rb 4: binpacking alone would start in ra.
+        builder.gang("g", queue="t", pods=4, gpus=1, at="5s", topology="dc" if required_level else None,
+                     required_level=required_level)
+        events = kaisim.replay(builder.build()).events
+        binds = events[(events["type"] == "bind") & events["pod"].str.startswith("default/g-")]
+        assert len(binds) == 4
+        return {node.rsplit("-", 1)[0] for node in binds["node"]}
+
+    assert racks_of("rack") == {"rb"}
+    assert racks_of(None) == {"ra", "rb"}
+
+
+def test_a_gang_level_needs_a_topology_and_the_reverse():
+    with pytest.raises(ValueError):
+        kaisim.ScenarioBuilder("x").gang("g", queue="t", pods=2, required_level="rack")
+    with pytest.raises(ValueError):
+        kaisim.ScenarioBuilder("x").gang("g", queue="t", pods=2, topology="dc")
