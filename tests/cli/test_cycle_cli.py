@@ -233,7 +233,7 @@ def test_a_bad_scheduler_config_names_the_field(kaisim):
     assert "schedulerParams.allowConsolidatingReclaim: expected true or false" in run.stderr
 
 
-def snapshot_with_topology(constraint, levels=None):
+def snapshot_with_topology(constraint, levels=None, with_topology=True):
     """A KAI snapshot.json with a Topology (zone, rack): racks ra (a0, a1) and rb (b0), 2 GPUs each
     node, b0 half used; a pending 3-pod gang of one-GPU pods with `constraint`."""
     node = lambda name, rack: {"metadata": {"name": name, "labels": {"zone": "z", "rack": rack}},
@@ -248,7 +248,8 @@ def snapshot_with_topology(constraint, levels=None):
     group = lambda name, spec: {"metadata": {"name": name, "namespace": "a"}, "spec": {"queue": "q", **spec}}
     return json.dumps({"config": {}, "schedulerParams": {}, "rawObjects": {
         "topologies": [{"metadata": {"name": "dc"},
-                        "spec": {"levels": levels if levels is not None else [{"nodeLabel": "zone"}, {"nodeLabel": "rack"}]}}],
+                        "spec": {"levels": levels if levels is not None else [{"nodeLabel": "zone"}, {"nodeLabel": "rack"}]}}]
+                      if with_topology else [],
         "nodes": [node("a0", "ra"), node("a1", "ra"), node("b0", "rb")],
         "queues": [{"metadata": {"name": "q"}, "spec": {"resources": {"gpu": {"quota": 8, "limit": -1}}}}],
         "podGroups": [group("busy", {}), group("gang", {"minMember": 3, "topologyConstraint": constraint})],
@@ -264,11 +265,18 @@ def test_a_required_rack_keeps_the_gang_in_one_rack(kaisim):
     assert sorted(b["node"] for b in report["binds"]) == ["a0", "a0", "b0"]
 
 
-def test_a_required_level_the_topology_lacks_keeps_the_gang_pending_with_kai_s_reason(kaisim):
+def test_a_constraint_kai_cannot_meet_keeps_the_gang_pending_and_says_why(kaisim):
+    # A level the topology lacks (KAI logs this configuration error; kaisim reports it).
     report = cycle(kaisim, "-", stdin=snapshot_with_topology({"topology": "dc", "requiredTopologyLevel": "row"}))
     assert report["binds"] == []
     [waiting] = report["pending"]
     assert any("specified 'row' as the required topology constraint level" in r for r in waiting["reasons"])
+    # A topology that does not exist, even in a cluster without any.
+    for with_topology in (True, False):
+        report = cycle(kaisim, "-", stdin=snapshot_with_topology({"topology": "nope", "requiredTopologyLevel": "rack"},
+                                                                 with_topology=with_topology))
+        assert report["binds"] == []
+        assert any("Requested topology nope does not exist" in r for r in report["pending"][0]["reasons"])
 
 
 def test_a_topology_without_levels_is_refused(kaisim):

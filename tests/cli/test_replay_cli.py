@@ -83,6 +83,12 @@ BAD = [
      "3g.40gb, 4g.40gb, 7g.80gb)"),
     ("schema_version: 1\nscheduler: {placementStrategy: {gpu: diagonal}}\n",
      's.yaml:2:38: scheduler.placementStrategy.gpu: expected binpack or spread, got "diagonal"'),
+    ("schema_version: 1\nscheduler: {numa: maybe}\n",
+     's.yaml:2:19: scheduler.numa: expected true, false or {ignoreList, reconstructAvailable}, got "maybe"'),
+    ("schema_version: 1\nscheduler: {numa: {reconstructAvailable: sometimes}}\n",
+     "s.yaml:2:42: scheduler.numa.reconstructAvailable: expected true or false"),
+    ("schema_version: 1\nmanifests:\n  - {apiVersion: kai.scheduler/v1alpha1, kind: Topology, metadata: {name: dc}, spec: {levels: []}}\n",
+     "s.yaml:3:95: spec.levels: a Topology needs at least one level"),
     ("schema_version: 1\nmanifests:\n  - &n {apiVersion: v1, kind: Node, metadata: {name: a}}\n"
      "steps:\n  - at: 5s\n    apply: [{<<: *n, status: {allocatable: {cpu: '2'}}}]\n",
      's.yaml:6:13: steps[0].apply[0]: missing required field "kind" (YAML merge keys `<<` are not supported)'),

@@ -1,20 +1,22 @@
 #include "io/numa_reader.hpp"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 
 #include "sim/io/quantity.hpp"
 
 namespace sim::io {
 namespace {
 
+// A quantity in milli-units; one too large for that is held at the int64 limit (KAI's
+// quantities are exact, but no zone or pod comes near).
 std::int64_t milli(const Field& f) {
   std::string text;
   if (f.node().IsScalar()) text = f.node().Scalar();
   const std::optional<Quantity> q = parse_quantity(text);
   if (!q || q->negative) f.fail("not a valid quantity such as \"500m\", \"2\" or \"1Gi\": " + f.describe());
-  const std::optional<std::int64_t> v = q->milli_value();
-  if (!v) f.fail("quantity is too large");
-  return *v;
+  return q->milli_value().value_or(INT64_MAX);
 }
 
 model::Amounts read_amounts(const Field& list) {
@@ -38,7 +40,7 @@ model::Amounts container_requests(const Field& container) {
 }
 
 void add(model::Amounts& to, const model::Amounts& part) {
-  for (const auto& [name, v] : part) to[name] += v;
+  for (const auto& [name, v] : part) to[name] = model::saturating_add(to[name], v);
 }
 
 void raise(model::Amounts& to, const model::Amounts& part) {
@@ -74,12 +76,18 @@ std::optional<std::pair<std::string, model::NumaTopology>> read_node_resource_to
                                             : model::NumaPolicy::NONE;
     t.pod_scope = scope == "pod";
   } else if (const std::vector<Field> legacy = items(obj.member("topologyPolicies")); !legacy.empty()) {
-    const std::string v = legacy.front().optional_string().value_or("");
-    t.policy = v.starts_with("SingleNUMANode") ? model::NumaPolicy::SINGLE_NUMA_NODE
-               : v.starts_with("Restricted")   ? model::NumaPolicy::RESTRICTED
-               : v.starts_with("BestEffort")   ? model::NumaPolicy::BEST_EFFORT
-                                               : model::NumaPolicy::NONE;
-    t.pod_scope = v.ends_with("PodLevel");
+    // policyAndScopeFromLegacy: the enum values of the deprecated field; others mean none.
+    static const std::map<std::string, std::pair<model::NumaPolicy, bool>> kLegacy = {
+        {"SingleNUMANodePodLevel", {model::NumaPolicy::SINGLE_NUMA_NODE, true}},
+        {"SingleNUMANodeContainerLevel", {model::NumaPolicy::SINGLE_NUMA_NODE, false}},
+        {"RestrictedPodLevel", {model::NumaPolicy::RESTRICTED, true}},
+        {"Restricted", {model::NumaPolicy::RESTRICTED, false}},
+        {"RestrictedContainerLevel", {model::NumaPolicy::RESTRICTED, false}},
+        {"BestEffortPodLevel", {model::NumaPolicy::BEST_EFFORT, true}},
+        {"BestEffort", {model::NumaPolicy::BEST_EFFORT, false}},
+        {"BestEffortContainerLevel", {model::NumaPolicy::BEST_EFFORT, false}}};
+    auto it = kLegacy.find(legacy.front().optional_string().value_or(""));
+    if (it != kLegacy.end()) std::tie(t.policy, t.pod_scope) = it->second;
   }
   for (const Field& zone : items(obj.member("zones"))) {
     if (zone.member("type").optional_string().value_or("") != "Node") continue;  // NUMA nodes only
@@ -102,22 +110,22 @@ std::optional<std::pair<std::string, model::NumaTopology>> read_node_resource_to
 bool is_guaranteed(const Field& pod) {
   if (std::optional<std::string> qos = pod.member("status").member("qosClass").optional_string()) return *qos == "Guaranteed";
   // GetPodQOS: every container limits cpu and memory, and the summed requests equal the limits.
+  // Only cpu and memory are read: other resources do not decide the class.
   const Field spec = pod.member("spec");
   std::vector<Field> containers = items(spec.member("initContainers"));
   for (const Field& c : items(spec.member("containers"))) containers.push_back(c);
   model::Amounts requests, limits;
   bool guaranteed = true;
   for (const Field& c : containers) {
-    const model::Amounts limit = read_amounts(c.member("resources").member("limits"));
-    const model::Amounts request = container_requests(c);
+    const Field resources = c.member("resources");
     for (const char* r : {"cpu", "memory"}) {
-      auto l = limit.find(r);
-      if (l == limit.end() || l->second == 0) {
-        guaranteed = false;
-      } else {
-        limits[r] += l->second;
-      }
-      if (auto q = request.find(r); q != request.end() && q->second != 0) requests[r] += q->second;
+      const Field limit = resources.member("limits").member(r);
+      const std::int64_t l = limit.is_null() ? 0 : milli(limit);
+      if (l == 0) guaranteed = false;
+      else limits[r] = model::saturating_add(limits[r], l);
+      const Field request = resources.member("requests").member(r);
+      const std::int64_t q = request.is_null() ? l : milli(request);  // defaulted to the limit
+      if (q != 0) requests[r] = model::saturating_add(requests[r], q);
     }
   }
   return guaranteed && !limits.empty() && requests == limits;
@@ -149,14 +157,16 @@ model::NumaUnits read_numa_units(const Field& spec) {
 }
 
 std::optional<std::vector<model::ZoneAmounts>> read_numa_record(const Field& list) {
-  if (list.is_null() || !list.is_sequence() || list.size() == 0) return std::nullopt;
+  if (list.is_null()) return std::nullopt;
+  list.expect_sequence();
+  if (list.size() == 0) return std::nullopt;
   std::vector<model::ZoneAmounts> out;
   for (std::size_t i = 0; i < list.size(); ++i) {
     const Field z = list.item(i);
-    if (!z.is_map()) return std::nullopt;
-    const std::string zone = z.member("zone").optional_string().value_or("");
-    if (zone.empty()) return std::nullopt;
-    out.push_back({-1, zone, read_amounts(z.member("amount"))});
+    z.expect_map();
+    // A zone id that is missing or unknown still makes this the record, which then places
+    // nothing (placementFromRecord), as in KAI.
+    out.push_back({-1, z.member("zone").optional_string().value_or(""), read_amounts(z.member("amount"))});
   }
   return out;
 }

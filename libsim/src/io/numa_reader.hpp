@@ -23,9 +23,10 @@ bool is_guaranteed(const Field& pod);
 /// requestUnits: the pod's requests as a whole and per container (every resource, milli-units).
 model::NumaUnits read_numa_units(const Field& spec);
 
-/// A [{zone, amount}] list (annotation JSON or BindRequest field); nullopt when absent, empty or
-/// malformed (KAI ignores those).
+/// A BindRequest's [{zone, amount}] list; nullopt when absent or empty. Throws InputError on a
+/// value of the wrong shape.
 std::optional<std::vector<model::ZoneAmounts>> read_numa_record(const Field& list);
+/// The same list as an annotation's JSON text; nullopt also when malformed (KAI ignores it).
 std::optional<std::vector<model::ZoneAmounts>> parse_numa_annotation(const std::string& text);
 
 }  // namespace sim::io

@@ -42,8 +42,11 @@ void apply_plugin_list(SchedulerConfig& config, const std::vector<PluginOption>&
       p.topology = true;
     } else if (name == "numa") {
       p.numa = true;
+      // GetBool (strconv.ParseBool): only its false spellings turn it off; anything else, or
+      // nothing, keeps the default true.
       auto reconstruct = plugin.arguments.find("reconstructAvailable");
-      p.numa_reconstruct_available = reconstruct == plugin.arguments.end() || reconstruct->second != "false";
+      static const std::set<std::string> kFalse = {"0", "f", "F", "false", "FALSE", "False"};
+      p.numa_reconstruct_available = reconstruct == plugin.arguments.end() || !kFalse.contains(reconstruct->second);
       auto ignore = plugin.arguments.find("ignoreList");
       if (ignore != plugin.arguments.end()) {
         std::string item;

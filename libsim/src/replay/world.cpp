@@ -6,6 +6,7 @@
 #include "generators.hpp"
 #include "io/snapshot_fields.hpp"
 #include "io/yaml_field.hpp"
+#include "sim/io/go_json.hpp"
 #include "sim/io/quantity.hpp"
 #include "yaml_text.hpp"
 
@@ -362,11 +363,11 @@ void World::apply_decisions(const sched::Session& ssn, std::int64_t now_ms, std:
       const model::NumaTopology& numa = *state.nodes[b.node].numa;
       std::string record = "[";
       for (const model::ZoneAmounts& z : t.numa_placement) {
-        record += std::string(record.size() > 1 ? "," : "") + "{\"zone\":\"" + numa.zones[static_cast<std::size_t>(z.zone)].id +
-                  "\",\"amount\":{";
+        record += std::string(record.size() > 1 ? "," : "") + "{\"zone\":" +
+                  io::json_string(numa.zones[static_cast<std::size_t>(z.zone)].id) + ",\"amount\":{";
         bool first = true;
         for (const auto& [resource, milli] : z.amount) {
-          record += (first ? "\"" : ",\"") + resource + "\":\"" + io::format_milli_quantity(milli) + "\"";
+          record += (first ? "" : ",") + io::json_string(resource) + ":" + io::json_string(io::format_milli_quantity(milli));
           first = false;
         }
         record += "}}";

@@ -41,11 +41,11 @@ Amounts aligned_part(const Amounts& request, const NumaTopology& t, const std::s
 
 void add_to(std::map<int, Amounts>& allocation, int zone, const Amounts& amount) {
   Amounts& cur = allocation[zone];  // an empty request still names its zone
-  for (const auto& [r, q] : amount) cur[r] += q;
+  for (const auto& [r, q] : amount) cur[r] = model::saturating_add(cur[r], q);
 }
 
 void subtract(Amounts& from, const Amounts& amount) {
-  for (const auto& [r, q] : amount) from[r] = amount_of(from, r) - q;
+  for (const auto& [r, q] : amount) from[r] = model::saturating_add(amount_of(from, r), -q);
 }
 
 bool covers(const Amounts& have, const Amounts& want) {
@@ -72,13 +72,13 @@ int min_width(const std::vector<Amounts>& zones, const std::string& r, std::int6
   std::int64_t total = 0;
   for (const Amounts& z : zones) {
     values.push_back(amount_of(z, r));
-    total += values.back();
+    total = model::saturating_add(total, values.back());
   }
   if (total < qty) return 0;
   std::sort(values.begin(), values.end(), std::greater<>());
   std::int64_t sum = 0;
   for (std::size_t k = 0; k < values.size(); ++k) {
-    sum += values[k];
+    sum = model::saturating_add(sum, values[k]);
     if (sum >= qty) return static_cast<int>(k) + 1;
   }
   return 0;
@@ -94,7 +94,7 @@ std::vector<int> lowest_mask(const std::vector<Amounts>& available, const Amount
     bool ok = true;
     for (const auto& [r, q] : req) {
       std::int64_t sum = 0;
-      for (int i : idx) sum += amount_of(available[static_cast<std::size_t>(i)], r);
+      for (int i : idx) sum = model::saturating_add(sum, amount_of(available[static_cast<std::size_t>(i)], r));
       ok = ok && sum >= q;
     }
     if (ok) return idx;
@@ -128,7 +128,7 @@ bool restricted(std::vector<Amounts> available, const std::vector<Amounts>& allo
         if (remaining <= 0) break;
         const std::int64_t take = std::min(amount_of(available[static_cast<std::size_t>(i)], r), remaining);
         if (take <= 0) continue;
-        split[i][r] += take;
+        split[i][r] = model::saturating_add(split[i][r], take);
         remaining -= take;
       }
     }
@@ -193,7 +193,7 @@ void numa_charge(model::Node& node, const std::vector<ZoneAmounts>& placement, i
   for (const ZoneAmounts& z : placement) {
     if (z.zone < 0 || static_cast<std::size_t>(z.zone) >= node.numa->zones.size()) continue;
     model::Amounts& available = node.numa->zones[static_cast<std::size_t>(z.zone)].available;
-    for (const auto& [r, q] : z.amount) available[r] = amount_of(available, r) + sign * q;
+    for (const auto& [r, q] : z.amount) available[r] = model::saturating_add(amount_of(available, r), sign > 0 ? q : -q);
   }
 }
 

@@ -51,10 +51,10 @@ struct TopologyPlugin::Demand {
   std::map<std::string, double> sum_scalars;
   ResourceVec max = ResourceVec::Zero();
   std::map<std::string, double> max_scalars;
-  int count = 0;
+  std::int64_t count = 0;
   bool representative = true;
 
-  Demand(const Session& ssn, const std::vector<TaskId>& tasks) : count(static_cast<int>(tasks.size())) {
+  Demand(const Session& ssn, const std::vector<TaskId>& tasks) : count(static_cast<std::int64_t>(tasks.size())) {
     std::map<std::string, int> asking;
     int gpu_pods = 0;
     for (TaskId id : tasks) {
@@ -86,7 +86,7 @@ struct TopologyPlugin::Demand {
   }
 
   // calcNodeAccommodation: how many of the largest pod fit on the node's idle and releasing room.
-  int pods_on(const model::Node& node) const {
+  std::int64_t pods_on(const model::Node& node) const {
     const bool only_a_pod = (max.head<3>() <= 0).all() && at(max, Resource::PODS) <= 1 &&
                             std::all_of(max_scalars.begin(), max_scalars.end(), [](const auto& s) { return s.second <= 0; });
     if (only_a_pod) return count;
@@ -97,17 +97,19 @@ struct TopologyPlugin::Demand {
     for (const auto& [name, v] : max_scalars) {
       if (v > scalar(node.scalars_idle, name) + scalar(node.scalars_releasing, name)) return 0;
     }
-    int fewest = std::numeric_limits<int>::max();
+    // Go's int is 64-bit; quotients are clamped before converting (room can be huge next to a pod).
+    constexpr double kMost = 1e15;
+    double fewest = std::numeric_limits<double>::infinity();
     for (int i = 0; i < kResourceCount; ++i) {
-      if (max[i] > 0) fewest = std::min(fewest, static_cast<int>(room[i] / max[i]));
+      if (max[i] > 0) fewest = std::min(fewest, std::floor(room[i] / max[i]));
     }
     for (const auto& [name, v] : max_scalars) {
       if (v > 0) {
         const double have = scalar(node.scalars_idle, name) + scalar(node.scalars_releasing, name);
-        fewest = std::min(fewest, static_cast<int>(have / v));
+        fewest = std::min(fewest, std::floor(have / v));
       }
     }
-    return fewest == std::numeric_limits<int>::max() ? count : fewest;
+    return std::isinf(fewest) ? count : static_cast<std::int64_t>(std::min(fewest, kMost));
   }
 };
 
@@ -187,8 +189,8 @@ void TopologyPlugin::sum_free(Tree& tree, int index, const Session& ssn) {
 }
 
 // calcSubTreeAllocatable: pods of the largest size that fit, summed up from the lowest level.
-int TopologyPlugin::count_pods(Tree& tree, int index, const Session& ssn, const Demand& demand) {
-  int total = 0;
+std::int64_t TopologyPlugin::count_pods(Tree& tree, int index, const Session& ssn, const Demand& demand) {
+  std::int64_t total = 0;
   if (tree.domains[at(index)].children.empty()) {
     for (NodeId n : tree.domains[at(index)].nodes) total += demand.pods_on(ssn.state.nodes[n]);
   } else {
@@ -246,18 +248,32 @@ std::optional<std::vector<std::vector<NodeId>>> TopologyPlugin::subset_nodes(
   const int levels = static_cast<int>(tree.topology->levels.size());
 
   // lowestCommonDomainID: the deepest domain holding every offered node of the topology, not
-  // below the preferred level.
+  // below the preferred level. As in KAI, an empty label value ends the descent, and nodes before
+  // the first non-empty value match any value.
   std::vector<NodeId> valid;
   for (NodeId n : nodes) {
     if (!tree.path[n.index()].empty()) valid.push_back(n);
   }
   int domain = 0;
-  for (int depth = 1; depth <= levels && !valid.empty(); ++depth) {
-    const int candidate = tree.path[valid.front().index()][at(depth)];
-    const bool shared = std::all_of(valid.begin(), valid.end(), [&](NodeId n) { return tree.path[n.index()][at(depth)] == candidate; });
-    if (!shared) break;
-    domain = candidate;
-    if (tree.topology->levels[at(depth - 1)] == c.preferred_level) break;
+  std::string joined;
+  for (int depth = 1; depth <= levels; ++depth) {
+    const std::string& label = tree.topology->levels[at(depth - 1)];
+    std::string value;
+    bool all_match = true;
+    for (NodeId n : valid) {
+      const std::string& v = ssn.state.nodes[n].labels.at(label);
+      if (value.empty()) value = v;
+      if (v != value) {
+        all_match = false;
+        break;
+      }
+    }
+    if (!all_match || value.empty()) break;
+    joined += (depth > 1 ? "." : "") + value;
+    auto at_depth = tree.by_id[at(depth)].find(joined);
+    if (at_depth == tree.by_id[at(depth)].end()) return std::nullopt;  // "domain not found": KAI logs it
+    domain = at_depth->second;
+    if (label == c.preferred_level) break;
   }
 
   for (Domain& d : tree.domains) {  // treeAllocatableCleanup
@@ -294,7 +310,7 @@ std::optional<std::vector<std::vector<NodeId>>> TopologyPlugin::subset_nodes(
   // calculateRelevantDomainLevels: from the preferred level (or the required one) up to the
   // required level (or the root).
   // A level the topology lacks, or no level at all: KAI logs the error and places nothing.
-  const std::string owner = scope.name.empty() || scope.name == "default" ? "workload" : "sub-group " + scope.name;
+  const std::string owner = scope.name == "default" ? "workload" : "sub-group " + scope.name;  // the root set is ""
   for (const auto& [level, depth, kind] : {std::tuple(c.required_level, required, "required"),
                                            std::tuple(c.preferred_level, preferred, "preferred")}) {
     if (level.empty() || depth >= 0) continue;

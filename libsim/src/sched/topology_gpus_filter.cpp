@@ -9,9 +9,11 @@ namespace {
 
 std::size_t at(int i) { return static_cast<std::size_t>(i); }
 
-// getSubgroupsWithRequiredConstraints: the root, then child sets depth first; PodSets never.
+// getSubgroupsWithRequiredConstraints: the root, then child sets depth first; PodSets never. The
+// root has a constraint only with a topology name; a child set with any constraint.
 void sets_with_requirement(const model::SubGroupTree& groups, int set, std::vector<int>& out) {
-  if (!groups.sets[at(set)].topology.empty() && !groups.sets[at(set)].topology.required_level.empty()) out.push_back(set);
+  const model::TopologyConstraint& c = groups.sets[at(set)].topology;
+  if ((set != 0 || !c.empty()) && !c.required_level.empty()) out.push_back(set);
   for (int child : groups.sets[at(set)].child_sets) sets_with_requirement(groups, child, out);
 }
 
@@ -22,15 +24,15 @@ TopologyGpusFilter::TopologyGpusFilter(const Session& ssn, const JobView& preemp
   std::vector<int> sets;
   sets_with_requirement(groups, 0, sets);
   if (sets.empty()) return;
-  const model::Job& job = ssn.state.jobs[preemptor.id];
   for (int set : sets) {
     const model::TopologyConstraint& c = groups.sets[at(set)].topology;
     auto level = std::find_if(levels_.begin(), levels_.end(),
                               [&](const Level& l) { return l.topology == c.topology && l.label == c.required_level; });
     if (level == levels_.end()) level = levels_.insert(levels_.end(), Level{c.topology, c.required_level, {}, {}, {}});
-    // sumGpuRequirements: every pod of the set's PodSets, whatever its status.
+    // sumGpuRequirements: every pod of the set's PodSets in the job being probed (the solver's
+    // partial job: its running pods and the pending ones tried), whatever its status.
     double gpus = 0;
-    for (TaskId t : job.tasks) {
+    for (TaskId t : preemptor.tasks) {
       const model::Task& task = ssn.state.tasks[t];
       if (pod_set_under(groups, task.pod_set, set)) gpus += task.gpu.gpus_quota();
     }

@@ -35,6 +35,11 @@ zones:
   CHECK(t.resources == std::set<std::string>{"cpu", "memory"});
 
   CHECK_FALSE(sim::io::read_node_resource_topology(doc("metadata: {name: n1}\nzones: []\n")).has_value());
+  // The deprecated field's values are matched exactly; others mean no policy.
+  const auto odd = sim::io::read_node_resource_topology(
+      doc("metadata: {name: n2}\ntopologyPolicies: [SingleNUMANodeFoo]\nzones: [{name: node-0, type: Node}]\n"));
+  REQUIRE(odd.has_value());
+  CHECK(odd->second.policy == sim::model::NumaPolicy::NONE);
 }
 
 TEST_CASE("the QoS class is computed as the API server does when the status lacks it", "[io][numa]") {
@@ -81,5 +86,9 @@ TEST_CASE("placement records: zone ids and amounts; malformed ones are ignored",
   CHECK((*record)[0].amount.at("cpu") == 3000);
   CHECK_FALSE(sim::io::parse_numa_annotation("not json [").has_value());
   CHECK_FALSE(sim::io::parse_numa_annotation("[]").has_value());
-  CHECK_FALSE(sim::io::parse_numa_annotation(R"([{"amount":{"cpu":"1"}}])").has_value());
+  CHECK_FALSE(sim::io::parse_numa_annotation(R"([{"zone":"node-0","amount":{"cpu":"lots"}}])").has_value());
+  // Without a zone it is still the record (KAI's JSON decoding takes it); it then places nothing.
+  const auto no_zone = sim::io::parse_numa_annotation(R"([{"amount":{"cpu":"1"}}])");
+  REQUIRE(no_zone.has_value());
+  CHECK((*no_zone)[0].zone_id.empty());
 }

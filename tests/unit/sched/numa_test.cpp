@@ -6,6 +6,7 @@
 
 #include "sched/numa.hpp"
 #include "sim/io/snapshot.hpp"
+#include "sim/sched/statement.hpp"
 
 namespace {
 
@@ -76,4 +77,62 @@ TEST_CASE("restricted: a pod wider than a zone spans the lowest two, and the led
   CHECK_FALSE(sim::sched::numa_admits(ssn, ssn.state.tasks[sim::TaskId(0)], node, nullptr));
   sim::sched::numa_charge(node, placement, +1);
   CHECK(node.numa->zones[0].available.at("cpu") == 4000);
+}
+
+TEST_CASE("the zone ledger follows evictions and pipelines through a statement and its rollback", "[sched][numa]") {
+  // zone-0 holds a running 3-CPU pod (by its observed record); a 3-CPU pod waits.
+  const std::string text = R"(
+apiVersion: v1
+kind: Node
+metadata: {name: n0}
+status: {allocatable: {cpu: "16", memory: 64Gi, pods: "110"}}
+---
+apiVersion: topology.node.k8s.io/v1alpha2
+kind: NodeResourceTopology
+metadata: {name: n0}
+attributes: [{name: topologyManagerPolicy, value: single-numa-node}, {name: topologyManagerScope, value: pod}]
+zones:
+  - {name: node-0, type: Node, resources: [{name: cpu, allocatable: "4", available: "4"}]}
+  - {name: node-1, type: Node, resources: [{name: cpu, allocatable: "4", available: "4"}]}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: old
+  namespace: a
+  uid: old
+  annotations: {kai.scheduler/numa-placement-observed: '[{"zone":"node-0","amount":{"cpu":"3"}}]'}
+spec: {schedulerName: kai-scheduler, nodeName: n0, containers: [{name: c, resources: {limits: {cpu: "3", memory: 1Gi}}}]}
+status: {phase: Running}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: new, namespace: a, uid: new}
+spec: {schedulerName: kai-scheduler, containers: [{name: c, resources: {limits: {cpu: "3", memory: 1Gi}}}]}
+)";
+  sim::Diagnostics d;
+  sim::model::ClusterState state = sim::io::load_snapshot({{text, "numa.yaml"}}, {}, d);
+  state.config.plugins.numa = true;
+  sim::sched::Session ssn(state);
+  sim::model::Node& node = ssn.state.nodes[sim::NodeId(0)];
+  auto cpu = [&](std::size_t zone) { return node.numa->zones[zone].available.at("cpu"); };
+  const sim::TaskId old_pod = ssn.state.tasks[sim::TaskId(0)].name == "old" ? sim::TaskId(0) : sim::TaskId(1);
+  const sim::TaskId new_pod = old_pod == sim::TaskId(0) ? sim::TaskId(1) : sim::TaskId(0);
+  REQUIRE(cpu(0) == 1000);  // rebuilt from the record at session open
+  REQUIRE(ssn.state.tasks[old_pod].numa_placement.size() == 1);
+
+  sim::sched::Statement stmt(ssn);
+  stmt.evict(old_pod, "preempt", sim::JobId::invalid());
+  CHECK(cpu(0) == 4000);  // credited
+  sim::model::Task& task = ssn.state.tasks[new_pod];
+  REQUIRE(sim::sched::numa_admits(ssn, task, node, &task.numa_placement));
+  REQUIRE(task.numa_placement.size() == 1);
+  CHECK(task.numa_placement[0].zone == 0);  // the freed zone is the lowest that fits
+  stmt.pipeline(new_pod, sim::NodeId(0), true);
+  CHECK(cpu(0) == 1000);
+  stmt.discard();
+  // Everything undone: the old pod charged again with its own placement, the new one gone.
+  CHECK(cpu(0) == 1000);
+  CHECK(cpu(1) == 4000);
+  CHECK(ssn.state.tasks[old_pod].numa_placement[0].zone == 0);
 }

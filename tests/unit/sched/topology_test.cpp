@@ -144,6 +144,12 @@ TEST_CASE("the solver's topology filter needs one domain to hold a required set'
   filter.add_victim(busy[2]);  // frees a GPU on b0: rb has 3
   CHECK(filter.passes());
 
+  // The solver probes part of a job: only that part's GPUs count.
+  const sim::JobId job = job_named(ssn, "job");
+  const std::vector<sim::TaskId>& pending = ssn.state.jobs[job].tasks;
+  sim::sched::TopologyGpusFilter two(ssn, sim::sched::partial_view(ssn, job, {pending[0], pending[1]}));
+  CHECK(two.passes());  // 2 GPUs fit in either rack
+
   // 5 GPUs never fit a rack of 4, whatever the victims free.
   sim::model::ClusterState big = cluster(2, 5, "{topology: dc, requiredTopologyLevel: rack}");
   sim::sched::Session ssn_big(big);

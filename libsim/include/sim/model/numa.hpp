@@ -13,6 +13,13 @@ namespace sim::model {
 
 using Amounts = std::map<std::string, std::int64_t>;
 
+/// a + b, held at the int64 limits instead of overflowing (amounts come from user input).
+inline std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
+  std::int64_t out = 0;
+  if (!__builtin_add_overflow(a, b, &out)) return out;
+  return b > 0 ? INT64_MAX : INT64_MIN;
+}
+
 /// The kubelet Topology Manager policy of a node.
 enum class NumaPolicy { NONE, BEST_EFFORT, RESTRICTED, SINGLE_NUMA_NODE };
 

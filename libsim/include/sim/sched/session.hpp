@@ -53,7 +53,7 @@ class Session {
   /// Some pod has required pod anti-affinity: only then can a pod without terms of its own be
   /// kept off a node by inter-pod affinity.
   bool any_pod_anti_affinity = false;
-  /// The topology plugin, when it is enabled and the cluster has Topology objects.
+  /// The topology plugin, when it is enabled (KAI's default).
   std::optional<TopologyPlugin> topology;
 
   std::vector<BindDecision> binds;

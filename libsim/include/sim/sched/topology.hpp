@@ -7,6 +7,8 @@
 // domain per distinct value of the outermost level, and so on. Domain ids join the values from
 // the outermost level down with "." (topology_structs.go calcDomainId).
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -51,7 +53,7 @@ class TopologyPlugin {
     int depth = 0;  ///< 0 for the root, 1 for the outermost level, ...
     std::vector<int> children;
     std::vector<NodeId> nodes;
-    int allocatable_pods = -1;  ///< -1: not counted for this call
+    std::int64_t allocatable_pods = -1;  ///< -1: not counted for this call
     ResourceVec free = ResourceVec::Zero();
     std::map<std::string, double> free_scalars;
   };
@@ -67,7 +69,7 @@ class TopologyPlugin {
 
   static void add_node(Tree& tree, const model::Node& node, NodeId id);
   void sum_free(Tree& tree, int domain, const Session& ssn);
-  int count_pods(Tree& tree, int domain, const Session& ssn, const Demand& d);
+  std::int64_t count_pods(Tree& tree, int domain, const Session& ssn, const Demand& d);
   void sort_children(Tree& tree, int domain, int max_depth, const Demand& d);
   bool fits(const Tree& tree, int domain, const Demand& d) const;
   std::vector<int> level_domains(const Tree& tree, int domain, int depth) const;
