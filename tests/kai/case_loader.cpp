@@ -105,6 +105,53 @@ std::vector<model::ZoneAmounts> numa_record(const std::string& text) {
   return out;
 }
 
+// dra_fake / test_utils_builder getDRAObjects: device classes without selectors, one slice of
+// `count` devices named "0".. per entry (pool = its node), claims of one ExactCount request. A
+// node's GPU slices add their devices to its GPUs (populateDRAGPUs).
+void add_dra(const json& dra, model::ClusterState& state) {
+  for (const json& name : dra.value("device_classes", json::array())) state.device_classes.push_back({name.get<std::string>(), std::nullopt});
+  for (const json& sl : dra.value("resource_slices", json::array())) {
+    model::DraSlice slice;
+    slice.name = sl.at("name").get<std::string>();
+    slice.driver = sl.value("driver", std::string("nvidia.com/gpu"));
+    slice.node = sl.value("node", std::string());
+    slice.pool = slice.node;
+    slice.all_nodes = sl.value("all_nodes", false);
+    for (std::int64_t i = 0; i < sl.at("count").get<std::int64_t>(); ++i) slice.devices.push_back(std::to_string(i));
+    if (model::is_gpu_device_class(slice.driver) && !slice.all_nodes) {
+      const sim::NodeId n = state.find_node(slice.node);
+      if (n.valid()) {
+        model::Node& node = state.nodes[n];
+        const double gpus = static_cast<double>(slice.devices.size());
+        sim::at(node.allocatable, Resource::GPU) += gpus;
+        sim::at(node.idle, Resource::GPU) += gpus;
+        node.dra_gpus = true;
+      }
+    }
+    state.resource_slices.push_back(std::move(slice));
+  }
+  for (const json& cl : dra.value("resource_claims", json::array())) {
+    model::ResourceClaim claim;
+    claim.name = cl.at("name").get<std::string>();
+    claim.ns = cl.at("namespace").get<std::string>();
+    claim.labels = model::Labels(cl.value("labels", json::object()).get<model::Labels::Map>());
+    claim.requests.push_back({"request", cl.at("device_class").get<std::string>(), cl.at("count").get<std::int64_t>(), false});
+    if (cl.contains("status")) {
+      const json& st = cl.at("status");
+      if (st.contains("allocation") && !st.at("allocation").is_null()) {
+        model::DraAllocation a;
+        for (const json& r : st.at("allocation").at("devices").at("results")) {
+          a.devices.push_back({r.at("driver").get<std::string>(), r.at("pool").get<std::string>(), r.at("device").get<std::string>()});
+        }
+        a.node = st.at("allocation").value("node", std::string());  // only in kaisim's write-back
+        claim.allocation = a;
+      }
+      for (const json& r : st.value("reservedFor", json::array())) claim.reserved_for.push_back(r.at("uid").get<std::string>());
+    }
+    state.claims.push_back(std::move(claim));
+  }
+}
+
 // A SubGroupSet of the case (`{name, min_subgroup?, subgroups, podsets}`) and all below it.
 void add_set(const json& set, int index, model::SubGroupTree& tree) {
   tree.sets[static_cast<std::size_t>(index)].name = set.value("name", "");
@@ -172,6 +219,7 @@ model::ClusterState build_state(const json& c, const std::map<std::string, PodSt
     state.node_by_name[node.name] = state.nodes.next_id();
     state.nodes.push_back(std::move(node));
   }
+  if (c.contains("dra")) add_dra(c.at("dra"), state);
   state.min_node_gpu_memory_mib = cfg.at("min_node_gpu_memory_mib").get<std::int64_t>();
   state.max_node_gpu_memory_mib = cfg.at("max_node_gpu_memory_mib").get<std::int64_t>();
 
@@ -262,6 +310,18 @@ model::ClusterState build_state(const json& c, const std::map<std::string, PodSt
         task.request_type = model::RequestType::MIG;
       }
       task.legacy_mig = t.value("legacy_mig", false);
+      for (const json& name : t.value("resource_claims", json::array())) {
+        model::PodClaim pc{name.get<std::string>(), -1, name.get<std::string>(), false};
+        for (std::size_t k = 0; k < state.claims.size(); ++k) {
+          if (state.claims[k].name == pc.claim_name && state.claims[k].ns == task.ns) pc.claim = static_cast<int>(k);
+        }
+        if (pc.claim >= 0) {
+          const model::ResourceClaim& claim = state.claims[static_cast<std::size_t>(pc.claim)];
+          task.gpu.dra += claim.gpu_devices();
+          task.claim_memory[pc.name] = claim.allocation;
+        }
+        task.claims.push_back(std::move(pc));
+      }
       if (j.value("qos_class", std::string()) == "Guaranteed") {
         // pods_fake: one container requesting the task's cpu, memory and GPUs.
         task.qos_guaranteed = true;
@@ -277,7 +337,7 @@ model::ClusterState build_state(const json& c, const std::map<std::string, PodSt
           if (a.contains(key) && task.numa_record.empty()) task.numa_record = numa_record(a.at(key).get<std::string>());
         }
       }
-      sim::at(task.request, Resource::GPU) = task.gpu.gpus();
+      sim::at(task.request, Resource::GPU) = task.gpu.gpus() + static_cast<double>(task.gpu.dra);
       if (t.contains("received_resource_type")) {
         const std::string rt = t.at("received_resource_type").get<std::string>();
         task.received_type = rt == "Fraction" ? model::ReceivedType::FRACTION
@@ -320,6 +380,30 @@ model::ClusterState build_state(const json& c, const std::map<std::string, PodSt
   std::sort(on_nodes.begin(), on_nodes.end(), [&](sim::TaskId a, sim::TaskId b) { return state.tasks[a].name < state.tasks[b].name; });
   for (sim::TaskId t : on_nodes) state.nodes[state.tasks[t].node].add_task(state.tasks[t]);
   return state;
+}
+
+void write_back_claims(const model::ClusterState& state, json& c) {
+  if (!c.contains("dra")) return;
+  json& claims = c["dra"]["resource_claims"];
+  for (std::size_t k = 0; k < claims.size() && k < state.claims.size(); ++k) {
+    const model::ResourceClaim& claim = state.claims[k];
+    if (!claim.allocation && claim.reserved_for.empty()) {
+      claims[k].erase("status");
+      continue;
+    }
+    json status = json::object();
+    if (claim.allocation) {
+      json results = json::array();
+      for (const model::DraDevice& d : claim.allocation->devices) {
+        results.push_back({{"request", "request"}, {"driver", d.driver}, {"pool", d.pool}, {"device", d.name}});
+      }
+      status["allocation"] = {{"devices", {{"results", results}}}, {"node", claim.allocation->node}};
+    }
+    json reserved = json::array();
+    for (const std::string& uid : claim.reserved_for) reserved.push_back({{"resource", "pods"}, {"uid", uid}});
+    status["reservedFor"] = reserved;
+    claims[k]["status"] = status;
+  }
 }
 
 std::vector<std::string> check(const json& expect, const sim::sched::Session& ssn, std::size_t binds,

@@ -22,6 +22,10 @@ struct PodState {
 /// The cluster a case describes, with pod states taken from `pods` (by pod name) when given.
 sim::model::ClusterState build_state(const nlohmann::json& c, const std::map<std::string, PodState>& pods);
 
+/// Writes the claims' statuses after a session into the case's `dra.resource_claims` (what KAI's
+/// integration harness copies from the session's DRA manager between rounds).
+void write_back_claims(const sim::model::ClusterState& state, nlohmann::json& c);
+
 /// The initial pod states of a case.
 std::map<std::string, PodState> initial_pods(const nlohmann::json& c);
 

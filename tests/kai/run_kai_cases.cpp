@@ -23,8 +23,7 @@ using nlohmann::json;
 namespace fs = std::filesystem;
 
 // Features kaisim does not model yet; cases that need them are reported as skipped.
-const std::set<std::string> kUnsupported = {"dra",
-                                            "error-message"};
+const std::set<std::string> kUnsupported = {"error-message"};
 
 void run_action(sim::sched::Session& ssn, const std::string& action) {
   ssn.action = action;
@@ -53,10 +52,11 @@ std::vector<std::string> run_single_session(const json& c) {
   return kai_cases::check(c.at("expect"), ssn, ssn.binds.size(), ssn.evictions.size(), ssn.pipelines.size());
 }
 
-// One round of KAI's integration harness: a fresh session, every action, then the write-back.
+// One round of KAI's integration harness: a fresh session, every action, then the write-back (pod
+// statuses, and DRA claim statuses as the session's DRA manager holds them).
 // Every round's session gets its own mock cache, so the bind/evict/pipeline limits are per round;
 // `errors` receives the limit violations, plus the expectation mismatches when `match` is set.
-void round(const json& c, std::map<std::string, kai_cases::PodState>& pods, bool match,
+void round(json& c, std::map<std::string, kai_cases::PodState>& pods, bool match,
            std::vector<std::string>& errors) {
   sim::model::ClusterState state = kai_cases::build_state(c, pods);
   sim::sched::Session ssn(state);
@@ -69,6 +69,7 @@ void round(const json& c, std::map<std::string, kai_cases::PodState>& pods, bool
   for (const json& j : c.at("jobs")) {
     if (j.value("delete_job_in_test", false)) deleted_jobs.insert(j.at("name").get<std::string>());
   }
+  kai_cases::write_back_claims(state, c);
   for (const sim::model::Task& task : state.tasks) {
     kai_cases::PodState& p = pods.at(task.name);
     const std::string node = task.node.valid() ? state.nodes[task.node].name : "";
@@ -94,7 +95,8 @@ void round(const json& c, std::map<std::string, kai_cases::PodState>& pods, bool
   }
 }
 
-std::vector<std::string> run_integration(const json& c) {
+std::vector<std::string> run_integration(const json& original) {
+  json c = original;  // the harness writes DRA claim statuses back between rounds
   auto pods = kai_cases::initial_pods(c);
   const int until = c.value("rounds_until_match", 2);
   const int after = c.value("rounds_after_match", 5);

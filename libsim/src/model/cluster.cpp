@@ -16,6 +16,7 @@ void apply_plugin_list(SchedulerConfig& config, const std::vector<PluginOption>&
   p.gpu_sharing_order = false;
   p.gpu_device_order = false;
   p.topology = false;
+  p.dynamic_resources = false;
   config.predicates_enabled = false;
   for (const PluginOption& plugin : plugins) {
     const std::string& name = plugin.name;
@@ -40,6 +41,8 @@ void apply_plugin_list(SchedulerConfig& config, const std::vector<PluginOption>&
       p.nominated_node = true;
     } else if (name == "topology") {
       p.topology = true;
+    } else if (name == "dynamicresources") {
+      p.dynamic_resources = true;
     } else if (name == "numa") {
       p.numa = true;
       // GetBool (strconv.ParseBool): only its false spellings turn it off; anything else, or

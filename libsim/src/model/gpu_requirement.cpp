@@ -43,6 +43,7 @@ double GpuRequirement::gpus() const { return extended_resource_gpus(portion, cou
 double GpuRequirement::gpus_quota() const {
   double total = 0;
   for (const auto& [name, n] : mig) total += static_cast<double>(mig_profile_gpus(name)) * static_cast<double>(n);
+  total += static_cast<double>(dra);  // GetGpusQuota: MIG, then DRA, then extended resources
   return total + extended_resource_gpus(portion, count);
 }
 
@@ -52,7 +53,7 @@ double GpuRequirement::memory_as_fraction(std::int64_t device_memory_mib) const 
 }
 
 bool GpuRequirement::is_empty() const {
-  if (extended_resource_gpus(portion, count) > kMinGpus) return false;
+  if (extended_resource_gpus(portion, count) > kMinGpus || dra > 0) return false;
   for (const auto& [name, n] : mig) {
     if (n > 0) return false;
   }

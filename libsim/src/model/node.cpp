@@ -75,7 +75,7 @@ std::string Node::mig_strategy() const {
   return it->second;
 }
 
-bool Node::is_cpu_only_node() const { return !is_mig_enabled() && allocatable[kGpu] <= 0; }
+bool Node::is_cpu_only_node() const { return !is_mig_enabled() && allocatable[kGpu] <= 0 && !dra_gpus; }
 
 int Node::used_shared_gpu_count() const {
   int n = 0;
@@ -205,9 +205,10 @@ void Node::set_accepted(Task& task) const {
   } else {
     task.received_type = ReceivedType::REGULAR;
     task.accepted_gpu = GpuRequirement::with_gpus(task.gpu.gpus(), 0);
+    task.accepted_gpu.dra = task.gpu.dra;
   }
   task.accepted = task.request;
-  task.accepted[kGpu] = task.accepted_gpu.gpus();
+  task.accepted[kGpu] = task.accepted_gpu.gpus() + static_cast<double>(task.accepted_gpu.dra);
 }
 
 bool Node::add_task(Task& task) {

@@ -8,6 +8,7 @@
 #include "sim/sched/job_queue.hpp"
 #include "sim/sched/node_fit.hpp"
 #include "sim/sched/proportion.hpp"
+#include "dra.hpp"
 #include "numa.hpp"
 
 namespace sim::sched {
@@ -42,6 +43,13 @@ bool allocate_task_to_node(Session& ssn, Statement& stmt, TaskId task_id, NodeId
 
 bool allocate_task(Session& ssn, Statement& stmt, const std::vector<NodeId>& nodes, TaskId task, bool pipeline_only,
                    std::vector<std::string>& reasons) {
+  // PrePredicateFn: the dynamicresources plugin's checks of the pod's claims.
+  if (ssn.config.plugins.dynamic_resources) {
+    if (std::string why = dra_pre_filter(ssn, ssn.state.tasks[task]); !why.empty()) {
+      reasons.push_back(std::move(why));
+      return false;
+    }
+  }
   for (NodeId node : ordered_nodes(ssn, task, nodes)) {
     std::string why;
     if (!fitting_node(ssn, task, node, &why)) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "dra.hpp"
 #include "label_match.hpp"
 #include "numa.hpp"
 #include "pod_affinity.hpp"
@@ -68,6 +69,7 @@ std::string k8s_filters(const model::Task& task, const model::Node& node) {
 std::string resources_type(const model::Task& task, const model::Node& node) {
   if (task.legacy_mig) return "legacy MIG jobs cannot be scheduled";
   if (task.is_cpu_only()) return {};
+  if (task.gpu.gpus() > 0 && node.dra_gpus) return "device-plugin GPU requests cannot be scheduled on DRA-only nodes";
   const bool mig_node = node.is_mig_enabled();
   if (!mig_node && task.is_mig_candidate()) return "MIG job cannot be scheduled on non-MIG node";
   if (mig_node) {
@@ -136,8 +138,14 @@ bool fitting_node(Session& ssn, TaskId task_id, NodeId node_id, std::string* why
     const std::string lacking = node.lacking(task, node.non_allocated(), true);
     return fail(lacking.empty() ? "not enough free resources" : "not enough free resources: " + lacking);
   }
-  // The numa plugin's predicate runs after the predicates plugin's, with or without it.
-  auto numa = [&] { return numa_admits(ssn, task, node, nullptr) || fail(kNumaFitError); };
+  // The dynamicresources and numa plugins' predicates run after the predicates plugin's, with or
+  // without it.
+  auto numa = [&] {
+    if (ssn.config.plugins.dynamic_resources && !task.claims.empty()) {
+      if (std::string r = dra_filter(ssn, task, node); !r.empty()) return fail(r);
+    }
+    return numa_admits(ssn, task, node, nullptr) || fail(kNumaFitError);
+  };
   if (!ssn.config.predicates_enabled) return numa();
   if (CapacityVerdict over = task_on_node_over_capacity(ssn, task_id, node_id)) {
     return fail("node does not have enough capacity: " + *over);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "dra.hpp"
 #include "numa.hpp"
 
 #include "sim/fairshare/queue_quota.hpp"
@@ -119,6 +120,7 @@ void Session::on_allocate(const model::Task& task) {
       if (!job.preemptible) queues[q][r].allocated_not_preemptible += at(amount, r);
     }
   }
+  if (config.plugins.dynamic_resources && !task.claims.empty()) dra_allocate(*this, task.id);
 }
 
 void Session::on_deallocate(const model::Task& task) {
@@ -131,6 +133,7 @@ void Session::on_deallocate(const model::Task& task) {
       if (!job.preemptible) queues[q][r].allocated_not_preemptible -= at(amount, r);
     }
   }
+  if (config.plugins.dynamic_resources && !task.claims.empty()) dra_deallocate(*this, task.id);
 }
 
 std::string Session::new_gpu_group_id(const model::Node& node) {

@@ -24,6 +24,7 @@ void Statement::evict(TaskId id, std::string reason, JobId beneficiary) {
   op.previous_node = task.node;
   op.previous_groups = task.gpu_groups;
   op.previous_numa = task.numa_placement;
+  op.previous_claims = task.claim_memory;
   op.previous_virtual = task.virtual_status;
   op.reason = std::move(reason);
   op.beneficiary = beneficiary;
@@ -39,6 +40,7 @@ void Statement::unevict(const Op& op) {
   set_status(task, op.previous_status);
   task.gpu_groups = op.previous_groups;
   task.numa_placement = op.previous_numa;
+  task.claim_memory = op.previous_claims;
   task.virtual_status = op.previous_virtual;
   if (op.previous_node.valid()) {
     model::Node& n = ssn_.node(op.previous_node);
@@ -82,6 +84,7 @@ void Statement::pipeline(TaskId id, NodeId node_id, bool update_if_exists) {
   op.previous_node = task.node;
   op.previous_groups = task.gpu_groups;
   op.previous_numa = numa_placement_changed ? on_node->second.numa_placement : task.numa_placement;
+  op.previous_claims = task.claim_memory;
   op.previous_virtual = task.virtual_status;
   op.next_node = node_id;
   set_status(task, TaskStatus::PIPELINED);
@@ -107,6 +110,7 @@ void Statement::unpipeline(const Op& op) {
   set_status(task, op.previous_status);
   const NodeId host = task.node;
   task.gpu_groups = op.previous_groups;
+  task.claim_memory = op.previous_claims;  // restored before the deallocate event, as KAI does
   task.virtual_status = op.previous_virtual;
   if (host.valid()) ssn_.node(host).remove_task(op.task);
   ssn_.on_deallocate(task);

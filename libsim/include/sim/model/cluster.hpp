@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sim/model/dra.hpp"
 #include "sim/model/job.hpp"
 #include "sim/model/node.hpp"
 #include "sim/model/queue.hpp"
@@ -38,6 +39,7 @@ struct SchedulerConfig {
     std::optional<bool> gpu_pack;           ///< gpupack (true), gpuspread (false), neither (unset: strategy)
     bool gpu_device_order = true;           ///< false: neither gpupack nor gpuspread is listed
     bool topology = true;                   ///< topology (node sets and scores of topology constraints)
+    bool dynamic_resources = true;          ///< dynamicresources (DRA claims)
     bool numa = false;                      ///< numa (NUMA alignment; not in KAI's default list)
     bool numa_reconstruct_available = true;  ///< numa argument reconstructAvailable
     std::set<std::string> numa_ignore;      ///< numa argument ignoreList
@@ -97,6 +99,9 @@ struct ClusterState {
   IdVector<QueueId, QueueSpec> queues;    ///< spec of each queue in `queue_tree`
   std::vector<PriorityClass> priority_classes;
   std::vector<Topology> topologies;
+  std::vector<DeviceClass> device_classes;
+  std::vector<DraSlice> resource_slices;
+  std::vector<ResourceClaim> claims;  ///< a session allocates and reserves them in place
   /// Min / max GPU memory per device over nodes whose label is > 100 MiB; unset if none.
   std::optional<std::int64_t> min_node_gpu_memory_mib;
   std::optional<std::int64_t> max_node_gpu_memory_mib;

@@ -14,6 +14,7 @@ struct GpuRequirement {
   double portion = 0;       ///< share of each device; 1 for whole GPUs
   std::int64_t memory_mib = 0;  ///< per device, for gpu-memory requests
   std::map<std::string, std::int64_t> mig;  ///< e.g. {"nvidia.com/mig-3g.20gb": 1}
+  std::int64_t dra = 0;  ///< GPU devices asked for through DRA claims (draGpuCounts, summed)
 
   /// Whole GPUs requested as an extended resource: N >= 1 -> (N, 1); 0 < g < 1 -> (1, g);
   /// a gpu-memory request -> (1, 0, memory) (NewGpuResourceRequirementWithGpus).
@@ -22,7 +23,7 @@ struct GpuRequirement {
 
   /// round(portion * 100) * count / 100: the portion is rounded to whole percent.
   double gpus() const;
-  /// gpus() plus MIG slices: a `mig-Ng.*` instance counts as N GPUs.
+  /// gpus() plus MIG slices (a `mig-Ng.*` instance counts as N GPUs) plus DRA GPUs.
   double gpus_quota() const;
   /// count * (memory / device memory); 0 unless this is a gpu-memory request.
   double memory_as_fraction(std::int64_t device_memory_mib) const;

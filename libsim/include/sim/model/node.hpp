@@ -52,6 +52,8 @@ class Node {
   std::int64_t gpu_memory_mib = kDefaultGpuMemoryMib;  ///< per device, floored to 100 MiB
   bool gpu_memory_synced = false;
   std::int64_t gpu_count_label = -1;  ///< nvidia.com/gpu.count, -1 if absent
+  /// GPUs come from DRA ResourceSlices (HasDRAGPUs): device-plugin GPU pods do not fit here.
+  bool dra_gpus = false;
   /// NUMA zones from the node's NodeResourceTopology; zones' `available` is the session's ledger.
   std::optional<NumaTopology> numa;
 

@@ -3,12 +3,15 @@
 // request, where it runs, its GPU groups and what it accepted on its node.
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "sim/core/resource_vec.hpp"
 #include "sim/core/strong_id.hpp"
+#include "sim/model/dra.hpp"
 #include "sim/model/gpu_requirement.hpp"
 #include "sim/model/numa.hpp"
 #include "sim/model/placement_rules.hpp"
@@ -72,6 +75,11 @@ struct Task {
   std::vector<ZoneAmounts> numa_record;
   /// The NUMA zones this pod is charged to on its node in this session (by zone index).
   std::vector<ZoneAmounts> numa_placement;
+  /// DRA claims of the pod (spec.resourceClaims).
+  std::vector<PodClaim> claims;
+  /// ResourceClaimInfo: per pod claim name, the devices its claim held when this pod last had it
+  /// (a virtual eviction gives them back on undo).
+  std::map<std::string, std::optional<DraAllocation>> claim_memory;
 
   std::string key() const { return ns + "/" + name; }
   bool is_fraction_candidate() const {
@@ -81,7 +89,7 @@ struct Task {
   bool is_gpu_memory_request() const { return request_type == RequestType::GPU_MEMORY; }
   bool is_mig_candidate() const { return request_type == RequestType::MIG; }
   bool is_regular_gpu_request() const { return request_type == RequestType::REGULAR; }
-  bool requires_any_gpu() const { return gpu.gpus() > 0 || is_gpu_memory_request() || is_mig_candidate(); }
+  bool requires_any_gpu() const { return gpu.gpus() > 0 || gpu.dra > 0 || is_gpu_memory_request() || is_mig_candidate(); }
   bool is_cpu_only() const { return !requires_any_gpu(); }
 };
 

@@ -6,6 +6,8 @@
 // rollback past it re-applies the undone operation. No copy of the cluster is ever made.
 
 #include <cstddef>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +50,7 @@ class Statement {
     NodeId next_node = NodeId::invalid();
     std::vector<std::string> previous_groups;
     std::vector<model::ZoneAmounts> previous_numa;
+    std::map<std::string, std::optional<model::DraAllocation>> previous_claims;
     bool previous_virtual = false;
     std::string reason;
     JobId beneficiary = JobId::invalid();
