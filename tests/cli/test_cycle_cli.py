@@ -323,3 +323,50 @@ def test_the_numa_plugin_keeps_guaranteed_pods_within_one_zone(kaisim):
     assert [b["pod"] for b in report["binds"]] == ["a/b"] and "numaZones" not in report["binds"][0]
     report = cycle(kaisim, "-", stdin=snapshot_with_numa([("g", "6", True)], plugins=("predicates", "proportion")))
     assert [b["pod"] for b in report["binds"]] == ["a/g"]
+
+
+def snapshot_with_dra(claims, pods):
+    """A KAI snapshot.json with DRA: node n0 publishes 2 devices of driver gpu.nvidia.com (so it has
+    2 GPUs), device class gpu.nvidia.com selects that driver; `claims` are (name, count, queue
+    label or None) and `pods` (name, claim), created a second apart in that order."""
+    claim = lambda name, count, queue: {
+        "metadata": {"name": name, "namespace": "a", **({"labels": {"kai.scheduler/queue": queue}} if queue else {})},
+        "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.nvidia.com",
+                                                                       "allocationMode": "ExactCount", "count": count}}]}}}
+    pod = lambda i, name, claim_name: {
+        "metadata": {"name": name, "namespace": "a", "uid": name, "creationTimestamp": f"2026-08-03T10:00:0{i}Z",
+                     "labels": {"kai.scheduler/queue": "q"}},
+        "spec": {"schedulerName": "kai-scheduler", "containers": [{"name": "c"}],
+                 "resourceClaims": [{"name": "gpus", "resourceClaimName": claim_name}]},
+        "status": {"phase": "Pending"}}
+    return json.dumps({"config": {}, "schedulerParams": {}, "rawObjects": {
+        "nodes": [{"metadata": {"name": "n0"}, "status": {"allocatable": {"cpu": "16", "memory": "64Gi", "pods": "110"}}}],
+        "deviceClasses": [{"metadata": {"name": "gpu.nvidia.com"},
+                           "spec": {"selectors": [{"cel": {"expression": "device.driver == 'gpu.nvidia.com'"}}]}}],
+        "resourceSlices": [{"metadata": {"name": "n0-gpus"},
+                            "spec": {"driver": "gpu.nvidia.com", "pool": {"name": "n0"}, "nodeName": "n0",
+                                     "devices": [{"name": "gpu-0"}, {"name": "gpu-1"}]}}],
+        "resourceClaims": [claim(*c) for c in claims],
+        "queues": [{"metadata": {"name": "q"}, "spec": {"resources": {"gpu": {"quota": 2, "limit": 2}}}}],
+        "pods": [pod(i, *p) for i, p in enumerate(pods)]}})
+
+
+def test_dra_claims_get_devices_and_count_as_gpus(kaisim):
+    report = cycle(kaisim, "-", stdin=snapshot_with_dra([("two", 2, "q"), ("one", 1, "q")], [("p2", "two"), ("p1", "one")]))
+    # The 2-device claim takes both devices (older pod first); nothing is left for the other.
+    [bind] = report["binds"]
+    assert bind["pod"] == "a/p2" and bind["gpus"] == 2
+    assert bind["resourceClaims"] == [{"name": "gpus", "claim": "two",
+                                        "devices": ["gpu.nvidia.com/n0/gpu-0", "gpu.nvidia.com/n0/gpu-1"]}]
+    assert report["queues"]["q"]["allocated"]["gpu"] == 2
+    [waiting] = report["pending"]
+    assert waiting["job"].startswith("pg-p1-")
+
+
+def test_a_shared_gpu_claim_needs_the_pod_s_queue_label(kaisim):
+    report = cycle(kaisim, "-", stdin=snapshot_with_dra([("shared", 1, None)], [("p", "shared")]))
+    assert report["binds"] == []
+    assert any("is a shared GPU claim but does not have a queue label" in r for r in report["pending"][0]["reasons"])
+    report = cycle(kaisim, "-", stdin=snapshot_with_dra([("missing", 1, "q")], [("p", "other")]))
+    assert report["binds"] == []
+    assert any("failed to get resource claim a/other" in r for r in report["pending"][0]["reasons"])

@@ -54,6 +54,22 @@ ordered_json numa_zones(const model::Task& t, const model::Node& node) {
   return out;
 }
 
+// The pod's DRA claims and the devices each holds, as a BindRequest's resourceClaimAllocations.
+ordered_json claim_allocations(const model::ClusterState& state, const model::Task& t) {
+  ordered_json out = ordered_json::array();
+  for (const model::PodClaim& pc : t.claims) {
+    ordered_json devices = ordered_json::array();
+    if (pc.claim >= 0) {
+      const model::ResourceClaim& claim = state.claims[static_cast<std::size_t>(pc.claim)];
+      if (claim.allocation) {
+        for (const model::DraDevice& d : claim.allocation->devices) devices.push_back(d.driver + "/" + d.pool + "/" + d.name);
+      }
+    }
+    out.push_back({{"name", pc.name}, {"claim", pc.claim_name}, {"devices", devices}});
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string run_cycle_report(const std::vector<io::SnapshotSource>& sources, const io::SnapshotOptions& options,
@@ -85,6 +101,7 @@ std::string run_cycle_report(const std::vector<io::SnapshotSource>& sources, con
     entry["gpuFraction"] = t.is_shared_gpu_allocation() ? number(t.accepted_gpu.portion) : ordered_json(nullptr);
     entry["gpus"] = number(at(t.accepted, Resource::GPU));
     if (!t.numa_placement.empty()) entry["numaZones"] = numa_zones(t, state.nodes[b.node]);
+    if (!t.claims.empty()) entry["resourceClaims"] = claim_allocations(state, t);
     binds.push_back(entry);
   }
   report["binds"] = binds;

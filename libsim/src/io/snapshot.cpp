@@ -10,6 +10,7 @@
 #include "snapshot_fields.hpp"
 #include "pod_affinity_reader.hpp"
 #include "scheduler_config_reader.hpp"
+#include "dra_reader.hpp"
 #include "numa_reader.hpp"
 #include "subgroups_reader.hpp"
 #include "sim/io/quantity.hpp"
@@ -30,7 +31,7 @@ constexpr std::string_view kReservationNamespace = "kai-resource-reservation";
 
 struct Objects {
   std::vector<Field> nodes, pods, queues, pod_groups, bind_requests, priority_classes, topologies,
-      node_resource_topologies;
+      node_resource_topologies, device_classes, resource_slices, resource_claims;
   std::vector<std::pair<Field, Field>> scheduler_configs;  // a KAI snapshot's config, schedulerParams
 };
 
@@ -58,6 +59,12 @@ void add_by_kind(const Field& obj, Objects& out, Diagnostics& diagnostics) {
     out.topologies.push_back(obj);
   } else if (kind == "NodeResourceTopology") {
     out.node_resource_topologies.push_back(obj);
+  } else if (kind == "DeviceClass") {
+    out.device_classes.push_back(obj);
+  } else if (kind == "ResourceSlice") {
+    out.resource_slices.push_back(obj);
+  } else if (kind == "ResourceClaim") {
+    out.resource_claims.push_back(obj);
   } else {
     diagnostics.warn(obj.where(), obj.path(), "kind \"" + kind + "\" is not used by the scheduler, skipped");
   }
@@ -70,7 +77,9 @@ void add_raw_objects(const Field& raw, Objects& out, Diagnostics& diagnostics) {
       {"nodes", &out.nodes},           {"pods", &out.pods},
       {"queues", &out.queues},         {"podGroups", &out.pod_groups},
       {"bindRequests", &out.bind_requests}, {"priorityClasses", &out.priority_classes},
-      {"topologies", &out.topologies},         {"nodeResourceTopologies", &out.node_resource_topologies}};
+      {"topologies", &out.topologies},         {"nodeResourceTopologies", &out.node_resource_topologies},
+      {"deviceClasses", &out.device_classes},  {"resourceSlices", &out.resource_slices},
+      {"resourceClaims", &out.resource_claims}};
   for (const auto& [key, target] : lists) {
     const Field list = raw.member(key);
     if (list.is_null()) continue;
@@ -260,6 +269,7 @@ struct PodObject {
   bool guaranteed = false;         // QoS class Guaranteed
   std::shared_ptr<const model::NumaUnits> numa_units;  // Guaranteed pods only
   std::optional<std::vector<model::ZoneAmounts>> numa_observed, numa_predicted;
+  std::vector<PodClaimRef> claims;  // spec.resourceClaims
 };
 
 // Requests of all containers plus init-container effects, as the kubelet aggregates them;
@@ -411,6 +421,7 @@ PodObject read_pod(const Field& obj) {
   const Field status = obj.member("status");
   pod.phase = status.member("phase").optional_string().value_or("Pending");
   pod.nominated_node = status.member("nominatedNodeName").optional_string().value_or("");
+  pod.claims = read_pod_claims(obj);
   pod.guaranteed = is_guaranteed(obj);
   if (pod.guaranteed) pod.numa_units = std::make_shared<const model::NumaUnits>(read_numa_units(spec));
   if (auto a = pod.annotations.find("kai.scheduler/numa-placement-observed"); a != pod.annotations.end()) {
@@ -472,6 +483,7 @@ struct BindRequestObject {
   std::string received_type;
   bool finally_failed = false;
   std::optional<std::vector<model::ZoneAmounts>> numa_zones;  // spec.predictedNUMAZones
+  std::vector<std::pair<std::string, model::DraAllocation>> claim_allocations;  // spec.resourceClaimAllocations
 };
 
 BindRequestObject read_bind_request(const Field& obj) {
@@ -483,6 +495,7 @@ BindRequestObject read_bind_request(const Field& obj) {
   br.node = spec.member("selectedNode").optional_string().value_or("");
   br.received_type = spec.member("receivedResourceType").optional_string().value_or("");
   br.numa_zones = read_numa_record(spec.member("predictedNUMAZones"));
+  br.claim_allocations = read_claim_allocations(spec);
   const Field groups = spec.member("selectedGPUGroups");
   if (!groups.is_null()) {
     groups.expect_sequence();
@@ -528,6 +541,41 @@ model::Topology read_topology(const Field& obj) {
 }
 
 // ---------------------------------------------------------------- building the state
+
+// The pod's DRA claims (GetDraPodClaims, resourceClaimInfoFromPodClaims): their GPU devices join
+// its GPU request; each claim's allocation (or the BindRequest's, for a pod being bound) is what
+// the pod remembers; a bound pod's BindRequest allocation is assumed for a claim that has none
+// yet (assumePendingClaims).
+void resolve_claims(const PodObject& pod, const BindRequestObject* br, model::ClusterState& state,
+                    const std::unordered_map<std::string, int>& claim_index, model::Task& task) {
+  task.claims.clear();
+  task.claim_memory.clear();
+  const bool finished = pod.phase == "Succeeded" || pod.phase == "Failed";
+  for (const PodClaimRef& ref : pod.claims) {
+    model::PodClaim pc{ref.name, -1, ref.claim, ref.from_template};
+    auto found = ref.claim.empty() ? claim_index.end() : claim_index.find(pod.ns + "/" + ref.claim);
+    if (found != claim_index.end()) {
+      pc.claim = found->second;
+      model::ResourceClaim& claim = state.claims[static_cast<std::size_t>(pc.claim)];
+      task.gpu.dra += claim.gpu_devices();
+      task.claim_memory[ref.name] = claim.allocation;
+      if (br) {
+        for (const auto& [name, allocation] : br->claim_allocations) {
+          if (name != ref.name) continue;
+          task.claim_memory[ref.name] = allocation;
+          if (!finished && !claim.allocation) {
+            claim.allocation = allocation;
+            if (std::find(claim.reserved_for.begin(), claim.reserved_for.end(), pod.uid) == claim.reserved_for.end()) {
+              claim.reserved_for.push_back(pod.uid);
+            }
+          }
+        }
+      }
+    }
+    task.claims.push_back(std::move(pc));
+  }
+  at(task.request, Resource::GPU) = task.gpu.gpus() + static_cast<double>(task.gpu.dra);
+}
 
 model::TaskStatus task_status(const PodObject& pod, const BindRequestObject* br, std::int64_t now_ns) {
   using model::TaskStatus;
@@ -699,6 +747,9 @@ struct ParsedObjects {
   std::vector<model::PriorityClass> priority_classes;
   std::vector<model::Topology> topologies;
   std::vector<std::pair<std::string, model::NumaTopology>> numa;  ///< node name -> its zones
+  std::vector<model::DeviceClass> device_classes;
+  std::vector<model::DraSlice> resource_slices;
+  std::vector<model::ResourceClaim> resource_claims;
   std::optional<model::SchedulerConfig> config;  ///< from a KAI snapshot
   std::int64_t latest_time = 0;
 };
@@ -707,11 +758,14 @@ namespace {
 
 // Reads the objects kind by kind, so the first bad field reported is the same whatever the
 // documents' order.
-void parse_into(const Objects& objects, ParsedObjects& out) {
+void parse_into(const Objects& objects, ParsedObjects& out, Diagnostics& diagnostics) {
   out.latest_time = std::max(out.latest_time, latest_time(objects));
   for (const auto& [config, params] : objects.scheduler_configs) out.config = read_scheduler_config(config, params);
   for (const Field& f : objects.priority_classes) out.priority_classes.push_back(read_priority_class(f));
   for (const Field& f : objects.topologies) out.topologies.push_back(read_topology(f));
+  for (const Field& f : objects.device_classes) out.device_classes.push_back(read_device_class(f, diagnostics));
+  for (const Field& f : objects.resource_slices) out.resource_slices.push_back(read_resource_slice(f, diagnostics));
+  for (const Field& f : objects.resource_claims) out.resource_claims.push_back(read_resource_claim(f, diagnostics));
   for (const Field& f : objects.node_resource_topologies) {
     if (auto numa = read_node_resource_topology(f)) out.numa.push_back(std::move(*numa));
   }
@@ -745,7 +799,7 @@ std::shared_ptr<const ParsedObjects> parse_objects(const Field& doc, Diagnostics
   Objects objects;
   collect(doc, objects, diagnostics);
   auto parsed = std::make_shared<ParsedObjects>();
-  parse_into(objects, *parsed);
+  parse_into(objects, *parsed, diagnostics);
   return parsed;
 }
 
@@ -754,7 +808,7 @@ model::ClusterState build_cluster_state(const std::vector<Field>& docs, const Sn
   Objects objects;
   for (const Field& doc : docs) collect(doc, objects, diagnostics);
   ParsedObjects parsed;
-  parse_into(objects, parsed);
+  parse_into(objects, parsed, diagnostics);
   return assemble_cluster_state({&parsed}, options, diagnostics);
 }
 
@@ -788,6 +842,9 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
     for (const model::PriorityClass& pc : p->priority_classes) class_objects.push_back(&pc);
     for (const model::Topology& t : p->topologies) topology_objects.push_back(&t);
     for (const auto& n : p->numa) numa_objects.push_back(&n);
+    for (const model::DeviceClass& c : p->device_classes) state.device_classes.push_back(c);
+    for (const model::DraSlice& sl : p->resource_slices) state.resource_slices.push_back(sl);
+    for (const model::ResourceClaim& c : p->resource_claims) state.claims.push_back(c);
     for (const Field& f : p->queues) queue_fields.push_back(&f);
     for (const auto& n : p->nodes) node_objects.push_back(&n);
     for (const BindRequestObject& br : p->bind_requests) bind_objects.push_back(&br);
@@ -852,6 +909,20 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
     }
     state.nodes[id] = parsed_node;
   }
+  // populateDRAGPUs: a node's GPU-driver slices add their devices to its GPUs.
+  for (const model::DraSlice& sl : state.resource_slices) {
+    if (sl.all_nodes || !model::is_gpu_device_class(sl.driver) || sl.devices.empty()) continue;
+    const NodeId id = state.find_node(sl.node);
+    if (!id.valid()) continue;
+    model::Node& node = state.nodes[id];
+    const double gpus = static_cast<double>(sl.devices.size());
+    at(node.allocatable, Resource::GPU) += gpus;
+    at(node.idle, Resource::GPU) += gpus;
+    node.dra_gpus = true;
+  }
+  std::unordered_map<std::string, int> claim_index;  // "ns/name" -> index; a later object wins
+  for (std::size_t i = 0; i < state.claims.size(); ++i) claim_index[state.claims[i].ns + "/" + state.claims[i].name] = static_cast<int>(i);
+
   // populateNodeResourceTopologies: a NodeResourceTopology names its node.
   for (const auto* numa : numa_objects) {
     const NodeId id = state.find_node(numa->first);
@@ -928,6 +999,7 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
     const std::string& node_name = pod.node_name.empty() && br ? br->node : pod.node_name;
     if (br && !br->gpu_groups.empty()) task.gpu_groups = br->gpu_groups;
     if (br && !br->received_type.empty()) task.received_type = received_type(br->received_type);
+    if (!pod.claims.empty()) resolve_claims(pod, br, state, claim_index, task);
     // resolvePlacementRecord: observed, else the BindRequest's prediction, else the predicted annotation.
     if (pod.numa_observed) task.numa_record = *pod.numa_observed;
     else if (br && br->numa_zones) task.numa_record = *br->numa_zones;

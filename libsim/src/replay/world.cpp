@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <set>
 
 #include "generators.hpp"
 #include "io/snapshot_fields.hpp"
@@ -80,7 +81,7 @@ YAML::Node World::edit(Object& obj) {
 
 std::string World::key_of(const YAML::Node& doc) const {
   const std::string kind = str(doc, "kind");
-  const bool namespaced = kind == "Pod" || kind == "PodGroup" || kind == "BindRequest";
+  const bool namespaced = kind == "Pod" || kind == "PodGroup" || kind == "BindRequest" || kind == "ResourceClaim";
   std::string ns = str(doc, "metadata", "namespace");
   if (namespaced && ns.empty()) ns = "default";
   return kind + "/" + (namespaced ? ns : "") + "/" + str(doc, "metadata", "name");
@@ -217,7 +218,7 @@ void World::start_termination(const std::string& key, std::int64_t now_ms, std::
 }
 
 void World::remove(const ObjectRef& ref, std::int64_t now_ms, std::vector<PodEvent>& events) {
-  const bool namespaced = ref.kind == "Pod" || ref.kind == "PodGroup";
+  const bool namespaced = ref.kind == "Pod" || ref.kind == "PodGroup" || ref.kind == "ResourceClaim";
   const std::string key = ref.kind + "/" + (namespaced ? ref.ns : "") + "/" + ref.name;
   auto it = objects_.find(key);
   if (it == objects_.end()) return;
@@ -321,7 +322,87 @@ void World::advance(std::int64_t now_ms, std::vector<PodEvent>& events) {
   }
 }
 
+// Kubernetes' resourceclaim controller: a claim stops being reserved for pods that are gone, and
+// one reserved for nobody is deallocated.
+void World::release_claims() {
+  auto claims = objects_.lower_bound("ResourceClaim/");
+  if (claims == objects_.end() || claims->first.rfind("ResourceClaim/", 0) != 0) return;
+  std::set<std::string> live;  // uids of pods that hold resources, as the snapshot reader names them
+  for (auto it = objects_.lower_bound("Pod/"); it != objects_.end() && it->first.rfind("Pod/", 0) == 0; ++it) {
+    const YAML::Node& pod = it->second.doc;
+    if (str(pod, "status", "phase") == "Succeeded" || str(pod, "status", "phase") == "Failed") continue;
+    const std::string uid = str(pod, "metadata", "uid");
+    live.insert(uid.empty() ? str(pod, "metadata", "namespace") + "-" + str(pod, "metadata", "name") : uid);
+  }
+  for (auto it = claims; it != objects_.end() && it->first.rfind("ResourceClaim/", 0) == 0; ++it) {
+    const YAML::Node status = it->second.doc["status"];
+    if (!status.IsMap()) continue;
+    const YAML::Node reserved = status["reservedFor"];
+    std::size_t kept = 0, total = 0;
+    if (reserved.IsSequence()) {
+      for (const YAML::Node& r : reserved) {
+        ++total;
+        kept += r["uid"].IsScalar() && live.contains(r["uid"].Scalar()) ? 1U : 0U;
+      }
+    }
+    if (kept == total && (kept > 0 || !status["allocation"].IsDefined())) continue;
+    YAML::Node doc = edit(it->second);
+    YAML::Node fresh(YAML::NodeType::Sequence);
+    if (reserved.IsSequence()) {
+      for (const YAML::Node& r : reserved) {
+        if (r["uid"].IsScalar() && live.contains(r["uid"].Scalar())) fresh.push_back(YAML::Clone(r));
+      }
+    }
+    doc["status"]["reservedFor"] = fresh;
+    if (fresh.size() == 0) doc["status"].remove("allocation");
+  }
+}
+
+// What the binder writes for a bound pod's claims: the allocation and the pod as a consumer.
+void World::record_claims(const model::ClusterState& state, const model::Task& t) {
+  for (const model::PodClaim& pc : t.claims) {
+    if (pc.claim < 0) continue;
+    const model::ResourceClaim& claim = state.claims[static_cast<std::size_t>(pc.claim)];
+    auto it = objects_.find("ResourceClaim/" + claim.ns + "/" + claim.name);
+    if (it == objects_.end() || !claim.allocation) continue;
+    YAML::Node doc = edit(it->second);
+    YAML::Node results(YAML::NodeType::Sequence);
+    for (const model::DraDevice& d : claim.allocation->devices) {
+      YAML::Node r;
+      r["driver"] = d.driver;
+      r["pool"] = d.pool;
+      r["device"] = d.name;
+      results.push_back(r);
+    }
+    YAML::Node allocation;
+    allocation["devices"]["results"] = results;
+    if (!claim.allocation->node.empty()) {
+      YAML::Node field;
+      field["key"] = "metadata.name";
+      field["operator"] = "In";
+      field["values"].push_back(claim.allocation->node);
+      YAML::Node term;
+      term["matchFields"].push_back(field);
+      allocation["nodeSelector"]["nodeSelectorTerms"].push_back(term);
+    }
+    doc["status"]["allocation"] = allocation;
+    YAML::Node reserved = doc["status"]["reservedFor"];
+    bool listed = false;
+    if (reserved.IsSequence()) {
+      for (const YAML::Node& r : reserved) listed = listed || (r["uid"].IsScalar() && r["uid"].Scalar() == t.uid);
+    }
+    if (!listed) {
+      YAML::Node consumer;
+      consumer["resource"] = "pods";
+      consumer["name"] = t.name;
+      consumer["uid"] = t.uid;
+      doc["status"]["reservedFor"].push_back(consumer);
+    }
+  }
+}
+
 model::ClusterState World::snapshot(std::int64_t now_ms, Diagnostics& diagnostics) {
+  release_claims();
   std::vector<const io::ParsedObjects*> parts;
   parts.reserve(order_.size());
   for (auto [key, obj] : order_) {
@@ -374,6 +455,7 @@ void World::apply_decisions(const sched::Session& ssn, std::int64_t now_ms, std:
       }
       doc["metadata"]["annotations"]["kai.scheduler/numa-placement-predicted"] = record + "]";
     }
+    if (!t.claims.empty()) record_claims(state, t);
     binding_.set(pod_key(t), now_ms + bind_delay_ms);
     if (bind_delay_ms == 0) mark_running(pod_key(t), now_ms);
     events.push_back({now_ms, "bind", t.key(), queue(t), state.nodes[b.node].name, "", "", event_gpus(t)});

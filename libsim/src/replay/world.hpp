@@ -96,6 +96,8 @@ class World {
   void evict_for_taints(std::int64_t now_ms, std::vector<PodEvent>& events);
   void evict_for_taint(const std::string& key, std::int64_t now_ms, std::vector<PodEvent>& events);
   void start_termination(const std::string& key, std::int64_t now_ms, std::vector<PodEvent>& events);
+  void release_claims();
+  void record_claims(const model::ClusterState& state, const model::Task& bound);
 
   std::int64_t default_grace_ms_;
   std::map<std::string, Object> objects_;           // kind/namespace/name -> object
