@@ -327,11 +327,12 @@ def test_the_numa_plugin_keeps_guaranteed_pods_within_one_zone(kaisim):
 
 def snapshot_with_dra(claims, pods):
     """A KAI snapshot.json with DRA: node n0 publishes 2 devices of driver gpu.nvidia.com (so it has
-    2 GPUs), device class gpu.nvidia.com selects that driver; `claims` are (name, count, queue
-    label or None) and `pods` (name, claim), created a second apart in that order."""
-    claim = lambda name, count, queue: {
+    2 GPUs); device class gpu.nvidia.com selects that driver, class accel (no "gpu" in its name, so
+    not counted as GPUs) selects every device. `claims` are (name, count, queue label or None,
+    class) and `pods` (name, claim), created a second apart in that order."""
+    claim = lambda name, count, queue, cls="gpu.nvidia.com": {
         "metadata": {"name": name, "namespace": "a", **({"labels": {"kai.scheduler/queue": queue}} if queue else {})},
-        "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.nvidia.com",
+        "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": cls,
                                                                        "allocationMode": "ExactCount", "count": count}}]}}}
     pod = lambda i, name, claim_name: {
         "metadata": {"name": name, "namespace": "a", "uid": name, "creationTimestamp": f"2026-08-03T10:00:0{i}Z",
@@ -342,25 +343,29 @@ def snapshot_with_dra(claims, pods):
     return json.dumps({"config": {}, "schedulerParams": {}, "rawObjects": {
         "nodes": [{"metadata": {"name": "n0"}, "status": {"allocatable": {"cpu": "16", "memory": "64Gi", "pods": "110"}}}],
         "deviceClasses": [{"metadata": {"name": "gpu.nvidia.com"},
-                           "spec": {"selectors": [{"cel": {"expression": "device.driver == 'gpu.nvidia.com'"}}]}}],
+                           "spec": {"selectors": [{"cel": {"expression": "device.driver == 'gpu.nvidia.com'"}}]}},
+                          {"metadata": {"name": "accel"}}],
         "resourceSlices": [{"metadata": {"name": "n0-gpus"},
                             "spec": {"driver": "gpu.nvidia.com", "pool": {"name": "n0"}, "nodeName": "n0",
                                      "devices": [{"name": "gpu-0"}, {"name": "gpu-1"}]}}],
         "resourceClaims": [claim(*c) for c in claims],
-        "queues": [{"metadata": {"name": "q"}, "spec": {"resources": {"gpu": {"quota": 2, "limit": 2}}}}],
+        "queues": [{"metadata": {"name": "q"}, "spec": {"resources": {"gpu": {"quota": 2, "limit": -1}}}}],
         "pods": [pod(i, *p) for i, p in enumerate(pods)]}})
 
 
 def test_dra_claims_get_devices_and_count_as_gpus(kaisim):
-    report = cycle(kaisim, "-", stdin=snapshot_with_dra([("two", 2, "q"), ("one", 1, "q")], [("p2", "two"), ("p1", "one")]))
-    # The 2-device claim takes both devices (older pod first); nothing is left for the other.
+    report = cycle(kaisim, "-", stdin=snapshot_with_dra([("two", 2, "q"), ("one", 1, None, "accel")],
+                                                        [("p2", "two"), ("p1", "one")]))
+    # The 2-device GPU claim takes both devices (older pod first) and counts as 2 GPUs.
     [bind] = report["binds"]
     assert bind["pod"] == "a/p2" and bind["gpus"] == 2
     assert bind["resourceClaims"] == [{"name": "gpus", "claim": "two",
                                         "devices": ["gpu.nvidia.com/n0/gpu-0", "gpu.nvidia.com/n0/gpu-1"]}]
     assert report["queues"]["q"]["allocated"]["gpu"] == 2
+    # The other claim asks for no GPUs, so only the devices stop it: none is free.
     [waiting] = report["pending"]
     assert waiting["job"].startswith("pg-p1-")
+    assert any("cannot allocate DRA claims on node n0" in r for r in waiting["reasons"]), waiting
 
 
 def test_a_shared_gpu_claim_needs_the_pod_s_queue_label(kaisim):

@@ -19,24 +19,35 @@ std::string required_name(const Field& obj) {
   return name;
 }
 
-// A status.allocation: its device results and the node its node selector names (a matchFields
-// or matchExpressions term on metadata.name / kubernetes.io/hostname with one value).
-model::DraAllocation read_allocation(const Field& allocation) {
+// A status.allocation: its device results and the node its node selector names: one term with one
+// requirement `metadata.name` (or `kubernetes.io/hostname`) In [node], as allocations of node-local
+// devices have. Any other selector is reported and the claim counts as usable on every node.
+model::DraAllocation read_allocation(const Field& allocation, Diagnostics* diagnostics) {
   model::DraAllocation a;
   for (const Field& r : items(allocation.member("devices").member("results"))) {
     a.devices.push_back({r.member("driver").optional_string().value_or(""), r.member("pool").optional_string().value_or(""),
                          r.member("device").optional_string().value_or("")});
   }
-  for (const Field& term : items(allocation.member("nodeSelector").member("nodeSelectorTerms"))) {
-    for (const char* kind : {"matchFields", "matchExpressions"}) {
-      for (const Field& req : items(term.member(kind))) {
-        const std::string key = req.member("key").optional_string().value_or("");
-        const std::vector<Field> values = items(req.member("values"));
-        if ((key == "metadata.name" || key == "kubernetes.io/hostname") && values.size() == 1) {
-          a.node = values.front().optional_string().value_or("");
-        }
-      }
+  const Field selector = allocation.member("nodeSelector");
+  if (selector.is_null()) return a;
+  const std::vector<Field> terms = items(selector.member("nodeSelectorTerms"));
+  bool modelled = terms.size() == 1;
+  if (modelled) {
+    std::vector<Field> requirements = items(terms.front().member("matchFields"));
+    for (const Field& e : items(terms.front().member("matchExpressions"))) requirements.push_back(e);
+    modelled = requirements.size() == 1;
+    if (modelled) {
+      const Field& req = requirements.front();
+      const std::string key = req.member("key").optional_string().value_or("");
+      const std::vector<Field> values = items(req.member("values"));
+      modelled = (key == "metadata.name" || key == "kubernetes.io/hostname") &&
+                 req.member("operator").optional_string().value_or("") == "In" && values.size() == 1;
+      if (modelled) a.node = values.front().optional_string().value_or("");
     }
+  }
+  if (!modelled && diagnostics) {
+    diagnostics->warn(selector.where(), selector.path(),
+                      "only a node selector naming one node is modelled; the claim counts as usable on every node");
   }
   return a;
 }
@@ -128,7 +139,7 @@ model::ResourceClaim read_resource_claim(const Field& obj, Diagnostics& diagnost
     c.requests.push_back(req);
   }
   const Field status = obj.member("status");
-  if (!status.member("allocation").is_null()) c.allocation = read_allocation(status.member("allocation"));
+  if (!status.member("allocation").is_null()) c.allocation = read_allocation(status.member("allocation"), &diagnostics);
   for (const Field& consumer : items(status.member("reservedFor"))) {
     c.reserved_for.push_back(consumer.member("uid").optional_string().value_or(""));
   }
@@ -164,7 +175,7 @@ std::vector<std::pair<std::string, model::DraAllocation>> read_claim_allocations
   std::vector<std::pair<std::string, model::DraAllocation>> out;
   for (const Field& a : items(spec.member("resourceClaimAllocations"))) {
     if (a.member("allocation").is_null()) continue;
-    out.emplace_back(a.member("name").optional_string().value_or(""), read_allocation(a.member("allocation")));
+    out.emplace_back(a.member("name").optional_string().value_or(""), read_allocation(a.member("allocation"), nullptr));
   }
   return out;
 }

@@ -70,6 +70,10 @@ model::SchedulerConfig read_scheduler_config(const Field& config, const Field& p
     }
     if (const Field f = params.member("allowConsolidatingReclaim"); !f.is_null()) out.allow_consolidating_reclaim = read_bool(f);
     if (const Field f = params.member("useSchedulingSignatures"); !f.is_null()) out.use_scheduling_signatures = read_bool(f);
+    if (const Field f = params.member("queueLabelKey"); !f.is_null()) {
+      const std::string key = f.string();
+      if (!key.empty()) out.queue_label_key = key;
+    }
     if (const Field f = params.member("globalDefaultStalenessGracePeriod"); !f.is_null()) {
       out.staleness_grace_ns = static_cast<std::int64_t>(f.number());  // a Go time.Duration: nanoseconds
     }

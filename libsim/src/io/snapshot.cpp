@@ -814,7 +814,8 @@ model::ClusterState build_cluster_state(const std::vector<Field>& docs, const Sn
 
 model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects*>& parts,
                                            const SnapshotOptions& options, Diagnostics& diagnostics) {
-  return assemble_cluster_state(parts, options, diagnostics, model::ClusterState{});
+  model::ClusterState fresh;  // named: GCC 12 -O3 misreads a temporary here as uninitialised
+  return assemble_cluster_state(parts, options, diagnostics, std::move(fresh));
 }
 
 model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects*>& parts,

@@ -139,6 +139,12 @@ void World::apply(const Manifest& m, std::int64_t now_ms, std::vector<PodEvent>&
     if (kind == "Pod") return;
     ++version_;
     doc["metadata"]["creationTimestamp"] = existing->second.doc["metadata"]["creationTimestamp"];
+    // A claim's status belongs to the scheduler and the claim controller, not to kubectl apply.
+    if (kind == "ResourceClaim") {
+      const YAML::Node status = existing->second.doc["status"];
+      if (status.IsDefined()) doc["status"] = YAML::Clone(status);
+      else doc.remove("status");
+    }
     existing->second.doc.reset(doc);  // rebind: Node::operator= would write into the old document
     existing->second.parsed.reset();
     existing->second.scheduler_marks.reset();
@@ -334,27 +340,24 @@ void World::release_claims() {
     const std::string uid = str(pod, "metadata", "uid");
     live.insert(uid.empty() ? str(pod, "metadata", "namespace") + "-" + str(pod, "metadata", "name") : uid);
   }
+  auto consumer_uid = [](const YAML::Node& r) {
+    return r.IsMap() && r["uid"].IsDefined() && r["uid"].IsScalar() ? r["uid"].Scalar() : std::string();
+  };
   for (auto it = claims; it != objects_.end() && it->first.rfind("ResourceClaim/", 0) == 0; ++it) {
     const YAML::Node status = it->second.doc["status"];
-    if (!status.IsMap()) continue;
+    if (!status.IsDefined() || !status.IsMap() || !status["reservedFor"].IsDefined()) continue;
     const YAML::Node reserved = status["reservedFor"];
-    std::size_t kept = 0, total = 0;
-    if (reserved.IsSequence()) {
-      for (const YAML::Node& r : reserved) {
-        ++total;
-        kept += r["uid"].IsScalar() && live.contains(r["uid"].Scalar()) ? 1U : 0U;
-      }
-    }
-    if (kept == total && (kept > 0 || !status["allocation"].IsDefined())) continue;
+    if (!reserved.IsSequence()) continue;
+    std::size_t kept = 0;
+    for (const YAML::Node& r : reserved) kept += live.contains(consumer_uid(r)) ? 1U : 0U;
+    if (kept == reserved.size()) continue;  // every consumer is there (or none was ever listed)
     YAML::Node doc = edit(it->second);
     YAML::Node fresh(YAML::NodeType::Sequence);
-    if (reserved.IsSequence()) {
-      for (const YAML::Node& r : reserved) {
-        if (r["uid"].IsScalar() && live.contains(r["uid"].Scalar())) fresh.push_back(YAML::Clone(r));
-      }
+    for (const YAML::Node& r : reserved) {
+      if (live.contains(consumer_uid(r))) fresh.push_back(YAML::Clone(r));
     }
     doc["status"]["reservedFor"] = fresh;
-    if (fresh.size() == 0) doc["status"].remove("allocation");
+    if (kept == 0) doc["status"].remove("allocation");  // the last consumer went away
   }
 }
 
@@ -366,6 +369,7 @@ void World::record_claims(const model::ClusterState& state, const model::Task& t
     auto it = objects_.find("ResourceClaim/" + claim.ns + "/" + claim.name);
     if (it == objects_.end() || !claim.allocation) continue;
     YAML::Node doc = edit(it->second);
+    if (!doc["status"].IsMap()) doc["status"] = YAML::Node(YAML::NodeType::Map);
     YAML::Node results(YAML::NodeType::Sequence);
     for (const model::DraDevice& d : claim.allocation->devices) {
       YAML::Node r;
@@ -386,10 +390,13 @@ void World::record_claims(const model::ClusterState& state, const model::Task& t
       allocation["nodeSelector"]["nodeSelectorTerms"].push_back(term);
     }
     doc["status"]["allocation"] = allocation;
+    if (doc["status"]["reservedFor"].IsDefined() && !doc["status"]["reservedFor"].IsSequence()) {
+      doc["status"]["reservedFor"] = YAML::Node(YAML::NodeType::Sequence);
+    }
     YAML::Node reserved = doc["status"]["reservedFor"];
     bool listed = false;
     if (reserved.IsSequence()) {
-      for (const YAML::Node& r : reserved) listed = listed || (r["uid"].IsScalar() && r["uid"].Scalar() == t.uid);
+      for (const YAML::Node& r : reserved) listed = listed || (r.IsMap() && r["uid"].IsDefined() && r["uid"].IsScalar() && r["uid"].Scalar() == t.uid);
     }
     if (!listed) {
       YAML::Node consumer;

@@ -5,15 +5,15 @@
 #include "dra.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <set>
+#include <tuple>
 
 namespace sim::sched {
 namespace {
 
 using model::DraDevice;
 using model::ResourceClaim;
-
-constexpr const char* kQueueLabel = "kai.scheduler/queue";  // SchedulerParams.QueueLabelKey default
 
 const model::DeviceClass* find_class(const Session& ssn, const std::string& name) {
   for (const model::DeviceClass& c : ssn.state.device_classes) {
@@ -42,32 +42,89 @@ std::vector<std::pair<DraDevice, bool>> devices_on(const Session& ssn, const mod
   return out;
 }
 
-// Allocate: devices for every request of `claims` on `node`, none taken twice. Returns false
-// when some request cannot be met; `results` then holds what was chosen so far.
-bool choose_devices(const Session& ssn, const model::Node& node, const std::vector<const ResourceClaim*>& claims,
-                    std::vector<std::vector<DraDevice>>& results, std::vector<bool>& node_local) {
-  auto taken = allocated_devices(ssn);
-  const auto reachable = devices_on(ssn, node);
-  for (const ResourceClaim* claim : claims) {
-    results.emplace_back();
-    node_local.push_back(false);
-    for (const model::DraRequest& r : claim->requests) {
-      const model::DeviceClass* cls = find_class(ssn, r.device_class);
-      if (!cls) return false;
-      std::int64_t got = 0;
-      for (const auto& [device, local] : reachable) {
-        if (!r.all && got == r.count) break;
-        if (!cls->matches(device) || taken.contains({device.driver, device.pool, device.name})) continue;
-        taken.emplace(device.driver, device.pool, device.name);
-        results.back().push_back(device);
-        node_local.back() = node_local.back() || local;
-        ++got;
+// Allocate: devices for every request of `claims` on `node`, none taken twice, as the structured
+// allocator finds them: requests in order, each device slot trying the free matching devices in
+// slice order and backtracking when a later slot finds none; an `All` request takes every matching
+// device and needs each one free. The search is bounded (a few thousand steps per request is
+// plenty for real nodes); giving up counts as no fit.
+class DeviceSearch {
+ public:
+  DeviceSearch(const Session& ssn, const model::Node& node, const std::vector<const ResourceClaim*>& claims)
+      : taken_(allocated_devices(ssn)), reachable_(devices_on(ssn, node)) {
+    for (std::size_t c = 0; c < claims.size(); ++c) {
+      for (const model::DraRequest& r : claims[c]->requests) {
+        const model::DeviceClass* cls = find_class(ssn, r.device_class);
+        if (!cls) {
+          feasible_ = false;
+          return;
+        }
+        std::vector<std::size_t> candidates;
+        for (std::size_t d = 0; d < reachable_.size(); ++d) {
+          if (cls->matches(reachable_[d].first)) candidates.push_back(d);
+        }
+        if (r.all) {  // every matching device, each free
+          if (candidates.empty()) feasible_ = false;
+          for (std::size_t d : candidates) {
+            if (taken_.contains(key(d))) feasible_ = false;
+          }
+          fixed_.push_back({c, candidates});
+        } else {
+          for (std::int64_t k = 0; k < r.count; ++k) slots_.push_back({c, candidates});
+        }
       }
-      if (r.all ? got == 0 : got < r.count) return false;
     }
+    claims_ = claims.size();
   }
-  return true;
-}
+
+  /// The devices of each claim and whether one of them is node-local; nullopt if none fit.
+  std::optional<std::vector<std::pair<std::vector<DraDevice>, bool>>> run() {
+    if (!feasible_) return std::nullopt;
+    for (const auto& [claim, devices] : fixed_) {
+      for (std::size_t d : devices) taken_.insert(key(d));
+    }
+    chosen_.assign(slots_.size(), 0);
+    if (!fill(0)) return std::nullopt;
+    std::vector<std::pair<std::vector<DraDevice>, bool>> out(claims_);
+    auto add = [&](std::size_t claim, std::size_t d) {
+      out[claim].first.push_back(reachable_[d].first);
+      out[claim].second = out[claim].second || reachable_[d].second;
+    };
+    for (const auto& [claim, devices] : fixed_) {
+      for (std::size_t d : devices) add(claim, d);
+    }
+    for (std::size_t i = 0; i < slots_.size(); ++i) add(slots_[i].first, chosen_[i]);
+    return out;
+  }
+
+ private:
+  using Key = std::tuple<std::string, std::string, std::string>;
+  Key key(std::size_t d) const {
+    const DraDevice& dev = reachable_[d].first;
+    return {dev.driver, dev.pool, dev.name};
+  }
+  bool fill(std::size_t slot) {
+    if (slot == slots_.size()) return true;
+    for (std::size_t d : slots_[slot].second) {
+      if (++steps_ > kMaxSteps) return false;
+      if (taken_.contains(key(d))) continue;
+      taken_.insert(key(d));
+      chosen_[slot] = d;
+      if (fill(slot + 1)) return true;
+      taken_.erase(key(d));
+    }
+    return false;
+  }
+
+  static constexpr std::size_t kMaxSteps = 100'000;
+  std::set<Key> taken_;
+  std::vector<std::pair<DraDevice, bool>> reachable_;
+  std::vector<std::pair<std::size_t, std::vector<std::size_t>>> slots_;  // claim, candidate devices
+  std::vector<std::pair<std::size_t, std::vector<std::size_t>>> fixed_;  // `All` requests
+  std::vector<std::size_t> chosen_;
+  std::size_t claims_ = 0;
+  std::size_t steps_ = 0;
+  bool feasible_ = true;
+};
 
 }  // namespace
 
@@ -84,10 +141,11 @@ std::string dra_pre_filter(const Session& ssn, const model::Task& task) {
     // validateSharedGpuClaimQueueLabel: a GPU claim shared by pods must name the pod's queue.
     if (!pc.from_template && claim.is_gpu_claim()) {
       const std::string& queue = ssn.state.jobs[task.job].queue_name;
-      auto label = claim.labels.find(kQueueLabel);
+      const std::string& key = ssn.config.queue_label_key;  // SchedulerParams.QueueLabelKey
+      auto label = claim.labels.find(key);
       if (label == claim.labels.end() || label->second.empty()) {
         return "pod " + pod + " cannot be scheduled: DRA claim " + claim.name +
-               " is a shared GPU claim but does not have a queue label (" + kQueueLabel + ")";
+               " is a shared GPU claim but does not have a queue label (kai.scheduler/queue)";
       }
       if (label->second != queue) {
         return "pod " + pod + " cannot be scheduled: DRA claim " + claim.name +
@@ -120,9 +178,7 @@ std::string dra_filter(const Session& ssn, const model::Task& task, const model:
     to_allocate.push_back(&claim);
   }
   if (to_allocate.empty()) return {};
-  std::vector<std::vector<DraDevice>> results;
-  std::vector<bool> local;
-  if (!choose_devices(ssn, node, to_allocate, results, local)) return "cannot allocate DRA claims on node " + node.name;
+  if (!DeviceSearch(ssn, node, to_allocate).run()) return "cannot allocate DRA claims on node " + node.name;
   return {};
 }
 
@@ -133,18 +189,20 @@ void dra_allocate(Session& ssn, TaskId id) {
   for (const model::PodClaim& pc : task.claims) {
     if (pc.claim < 0) continue;  // KAI logs the missing claim and goes on
     ResourceClaim& claim = ssn.state.claims[static_cast<std::size_t>(pc.claim)];
+    // A claim this pod held before (its eviction was virtual) gets the same devices back.
+    std::optional<model::DraAllocation> allocation = claim.allocation;
+    auto memory = task.claim_memory.find(pc.name);
+    if (memory != task.claim_memory.end() && memory->second) allocation = memory->second;
+    if (!allocation) {
+      const auto found = DeviceSearch(ssn, node, {&claim}).run();
+      if (!found) continue;  // KAI logs the failure and leaves the claim as it was
+      allocation = model::DraAllocation{found->front().first, found->front().second ? node.name : std::string()};
+    }
+    // AssumeClaimAfterAPICall: reserved and allocated together, once the allocation is known.
     if (std::find(claim.reserved_for.begin(), claim.reserved_for.end(), task.uid) == claim.reserved_for.end()) {
       claim.reserved_for.push_back(task.uid);  // UpsertReservedFor
     }
-    // A claim this pod held before (its eviction was virtual) gets the same devices back.
-    auto memory = task.claim_memory.find(pc.name);
-    if (memory != task.claim_memory.end() && memory->second) claim.allocation = memory->second;
-    if (!claim.allocation) {
-      std::vector<std::vector<DraDevice>> results;
-      std::vector<bool> local;
-      if (!choose_devices(ssn, node, {&claim}, results, local)) continue;  // KAI logs the failure
-      claim.allocation = model::DraAllocation{results.front(), local.front() ? node.name : std::string()};
-    }
+    claim.allocation = allocation;
     task.claim_memory[pc.name] = claim.allocation;
   }
 }

@@ -123,6 +123,7 @@ int TopologyPlugin::Tree::depth_of(const std::string& level) const {
 TopologyPlugin::TopologyPlugin(const model::ClusterState& state) {
   // initializeTopologyTree. KAI adds nodes in Go map order, which only decides the order of
   // children that are never sorted; kaisim adds them by name.
+  if (state.topologies.empty()) return;
   std::vector<NodeId> by_name;
   for (std::size_t i = 0; i < state.nodes.size(); ++i) by_name.emplace_back(static_cast<NodeId::value_type>(i));
   std::sort(by_name.begin(), by_name.end(), [&](NodeId a, NodeId b) { return state.nodes[a].name < state.nodes[b].name; });

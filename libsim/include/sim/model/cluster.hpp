@@ -55,6 +55,7 @@ struct SchedulerConfig {
   std::int64_t default_preempt_min_runtime_ns = 0;
   std::int64_t default_reclaim_min_runtime_ns = 0;
   bool reclaim_resolve_lca = true;  ///< minruntime reclaimResolveMethod: lca (true) or queue
+  std::string queue_label_key = "kai.scheduler/queue";  ///< SchedulerParams.QueueLabelKey
 };
 
 /// One plugin of a scheduler configuration's tier (conf/scheduler_conf.go PluginOption).

@@ -1,0 +1,120 @@
+// The dynamicresources plugin on node n0 with two GPU devices (driver gpu.nvidia.com) and one NIC
+// (driver nic.example.com): device search with backtracking, `All` requests, and claims given
+// back on a statement's undo.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "sched/dra.hpp"
+#include "sim/io/snapshot.hpp"
+#include "sim/sched/statement.hpp"
+
+namespace {
+
+std::string cluster(const std::string& claims, const std::string& pods) {
+  return R"(
+apiVersion: v1
+kind: Node
+metadata: {name: n0}
+status: {allocatable: {cpu: "16", memory: 64Gi, pods: "110"}}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: any}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu.nvidia.com}
+spec: {selectors: [{cel: {expression: "device.driver == 'gpu.nvidia.com'"}}]}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: gpus}
+spec: {driver: gpu.nvidia.com, pool: {name: n0}, nodeName: n0, devices: [{name: gpu-0}, {name: gpu-1}]}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: nics}
+spec: {driver: nic.example.com, pool: {name: n0}, nodeName: n0, devices: [{name: nic-0}]}
+)" + claims + pods;
+}
+
+std::string claim(const std::string& name, const std::string& cls, const std::string& mode, const std::string& status = "") {
+  return "---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: " + name +
+         ", namespace: a, labels: {kai.scheduler/queue: q}}\nspec: {devices: {requests: [{name: r, exactly: {deviceClassName: " + cls +
+         ", " + mode + "}}]}}\n" + status;
+}
+
+std::string pod(const std::string& name, const std::vector<std::string>& claims, const std::string& node = "") {
+  std::string refs;
+  for (const std::string& c : claims) refs += std::string(refs.empty() ? "" : ", ") + "{name: " + c + ", resourceClaimName: " + c + "}";
+  return "---\napiVersion: v1\nkind: Pod\nmetadata: {name: " + name + ", namespace: a, uid: " + name +
+         ", labels: {kai.scheduler/queue: q}}\nspec: {schedulerName: kai-scheduler, " + (node.empty() ? "" : "nodeName: " + node + ", ") +
+         "containers: [{name: c}], resourceClaims: [" + refs + "]}\nstatus: {phase: " + (node.empty() ? "Pending" : "Running") + "}\n";
+}
+
+sim::model::ClusterState load(const std::string& text) {
+  sim::Diagnostics d;
+  return sim::io::load_snapshot({{text, "dra.yaml"}}, {}, d);
+}
+
+sim::TaskId task_named(const sim::model::ClusterState& s, const std::string& name) {
+  for (std::size_t i = 0; i < s.tasks.size(); ++i) {
+    if (s.tasks[sim::TaskId(static_cast<sim::TaskId::value_type>(i))].name == name) return sim::TaskId(static_cast<sim::TaskId::value_type>(i));
+  }
+  FAIL("no task " << name);
+  return sim::TaskId::invalid();
+}
+
+}  // namespace
+
+TEST_CASE("the filter searches all claims together, the allocation claim by claim", "[sched][dra]") {
+  // "a" takes any one device, "b" both GPUs: taking gpu-0 for "a" first would strand "b".
+  sim::model::ClusterState state = load(cluster(claim("a", "any", "count: 1") + claim("b", "gpu.nvidia.com", "count: 2"),
+                                                pod("p", {"a", "b"})));
+  sim::sched::Session ssn(state);
+  const sim::TaskId p = task_named(state, "p");
+  // filter: one search over both claims backtracks and finds nic-0 for "a".
+  CHECK(sim::sched::dra_filter(ssn, ssn.state.tasks[p], ssn.state.nodes[sim::NodeId(0)]).empty());
+  // The allocate handler, like KAI's allocateResourceClaim, allocates each claim on its own: "a"
+  // gets the first free device and "b" is left unallocated (and unreserved).
+  ssn.state.tasks[p].node = sim::NodeId(0);
+  sim::sched::dra_allocate(ssn, p);
+  const auto& claims = ssn.state.claims;
+  REQUIRE(claims[0].allocation.has_value());
+  CHECK(claims[0].allocation->devices.front().name == "gpu-0");
+  CHECK(claims[0].allocation->node == "n0");
+  CHECK(claims[0].reserved_for == std::vector<std::string>{"p"});
+  CHECK_FALSE(claims[1].allocation.has_value());
+  CHECK(claims[1].reserved_for.empty());
+}
+
+TEST_CASE("an All request needs every matching device free", "[sched][dra]") {
+  const std::string held = "status: {allocation: {devices: {results: [{driver: gpu.nvidia.com, pool: n0, device: gpu-0}]}}, "
+                           "reservedFor: [{resource: pods, name: r, uid: r}]}\n";
+  sim::model::ClusterState state = load(cluster(claim("h", "gpu.nvidia.com", "count: 1", held) +
+                                                    claim("all", "gpu.nvidia.com", "allocationMode: All"),
+                                                pod("r", {"h"}, "n0") + pod("p", {"all"})));
+  sim::sched::Session ssn(state);
+  CHECK(sim::sched::dra_filter(ssn, ssn.state.tasks[task_named(state, "p")], ssn.state.nodes[sim::NodeId(0)]) ==
+        "cannot allocate DRA claims on node n0");
+  // Once gpu-0 is released, All takes both GPUs.
+  ssn.state.claims[0].allocation.reset();
+  CHECK(sim::sched::dra_filter(ssn, ssn.state.tasks[task_named(state, "p")], ssn.state.nodes[sim::NodeId(0)]).empty());
+}
+
+TEST_CASE("an evicted pod's claim is released, and the undo gives it the same devices back", "[sched][dra]") {
+  const std::string held = "status: {allocation: {devices: {results: [{driver: gpu.nvidia.com, pool: n0, device: gpu-1}]}}, "
+                           "reservedFor: [{resource: pods, name: r, uid: r}]}\n";
+  sim::model::ClusterState state = load(cluster(claim("m", "gpu.nvidia.com", "count: 1", held), pod("r", {"m"}, "n0")));
+  sim::sched::Session ssn(state);
+  const sim::TaskId r = task_named(state, "r");
+  sim::sched::Statement stmt(ssn);
+  stmt.evict(r, "preempt", sim::JobId::invalid());
+  CHECK_FALSE(ssn.state.claims[0].allocation.has_value());  // nobody holds it any more
+  CHECK(ssn.state.claims[0].reserved_for.empty());
+  stmt.discard();
+  REQUIRE(ssn.state.claims[0].allocation.has_value());
+  CHECK(ssn.state.claims[0].allocation->devices.front().name == "gpu-1");  // not gpu-0, the first free one
+  CHECK(ssn.state.claims[0].reserved_for == std::vector<std::string>{"r"});
+}
