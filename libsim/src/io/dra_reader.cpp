@@ -5,14 +5,6 @@
 namespace sim::io {
 namespace {
 
-std::vector<Field> items(const Field& list) {
-  std::vector<Field> out;
-  if (list.is_null()) return out;
-  list.expect_sequence();
-  for (std::size_t i = 0; i < list.size(); ++i) out.push_back(list.item(i));
-  return out;
-}
-
 std::string required_name(const Field& obj) {
   const std::string name = obj.member("metadata").member("name").optional_string().value_or("");
   if (name.empty()) obj.fail("missing required field \"metadata.name\"");
@@ -24,22 +16,22 @@ std::string required_name(const Field& obj) {
 // devices have. Any other selector is reported and the claim counts as usable on every node.
 model::DraAllocation read_allocation(const Field& allocation, Diagnostics* diagnostics) {
   model::DraAllocation a;
-  for (const Field& r : items(allocation.member("devices").member("results"))) {
+  for (const Field& r : allocation.member("devices").member("results").items()) {
     a.devices.push_back({r.member("driver").optional_string().value_or(""), r.member("pool").optional_string().value_or(""),
                          r.member("device").optional_string().value_or("")});
   }
   const Field selector = allocation.member("nodeSelector");
   if (selector.is_null()) return a;
-  const std::vector<Field> terms = items(selector.member("nodeSelectorTerms"));
+  const std::vector<Field> terms = selector.member("nodeSelectorTerms").items();
   bool modelled = terms.size() == 1;
   if (modelled) {
-    std::vector<Field> requirements = items(terms.front().member("matchFields"));
-    for (const Field& e : items(terms.front().member("matchExpressions"))) requirements.push_back(e);
+    std::vector<Field> requirements = terms.front().member("matchFields").items();
+    for (const Field& e : terms.front().member("matchExpressions").items()) requirements.push_back(e);
     modelled = requirements.size() == 1;
     if (modelled) {
       const Field& req = requirements.front();
       const std::string key = req.member("key").optional_string().value_or("");
-      const std::vector<Field> values = items(req.member("values"));
+      const std::vector<Field> values = req.member("values").items();
       modelled = (key == "metadata.name" || key == "kubernetes.io/hostname") &&
                  req.member("operator").optional_string().value_or("") == "In" && values.size() == 1;
       if (modelled) a.node = values.front().optional_string().value_or("");
@@ -58,7 +50,7 @@ model::DeviceClass read_device_class(const Field& obj, Diagnostics& diagnostics)
   model::DeviceClass c;
   c.name = required_name(obj);
   static const std::regex kDriver(R"re(^\s*device\.driver\s*==\s*["']([^"']+)["']\s*$)re");
-  for (const Field& selector : items(obj.member("spec").member("selectors"))) {
+  for (const Field& selector : obj.member("spec").member("selectors").items()) {
     const Field expression = selector.member("cel").member("expression");
     const std::string text = expression.optional_string().value_or("");
     bool unevaluated = false;
@@ -96,7 +88,7 @@ model::DraSlice read_resource_slice(const Field& obj, Diagnostics& diagnostics) 
   if (s.node.empty() && !s.all_nodes) {
     diagnostics.warn(spec.where(), spec.path(), "a slice for a node selector is not modelled; its devices count on no node");
   }
-  for (const Field& d : items(spec.member("devices"))) {
+  for (const Field& d : spec.member("devices").items()) {
     const std::string name = d.member("name").optional_string().value_or("");
     if (name.empty()) d.fail("missing required field \"name\"");
     s.devices.push_back(name);
@@ -118,7 +110,7 @@ model::ResourceClaim read_resource_claim(const Field& obj, Diagnostics& diagnost
     }
   }
   c.labels = model::Labels(std::move(labels));
-  for (const Field& r : items(obj.member("spec").member("devices").member("requests"))) {
+  for (const Field& r : obj.member("spec").member("devices").member("requests").items()) {
     // v1 nests the request under `exactly`; v1beta1 has its fields on the request itself.
     const Field exact = r.member("exactly").is_null() ? r : r.member("exactly");
     const std::string device_class = exact.member("deviceClassName").optional_string().value_or("");
@@ -140,7 +132,7 @@ model::ResourceClaim read_resource_claim(const Field& obj, Diagnostics& diagnost
   }
   const Field status = obj.member("status");
   if (!status.member("allocation").is_null()) c.allocation = read_allocation(status.member("allocation"), &diagnostics);
-  for (const Field& consumer : items(status.member("reservedFor"))) {
+  for (const Field& consumer : status.member("reservedFor").items()) {
     c.reserved_for.push_back(consumer.member("uid").optional_string().value_or(""));
   }
   return c;
@@ -149,10 +141,10 @@ model::ResourceClaim read_resource_claim(const Field& obj, Diagnostics& diagnost
 std::vector<PodClaimRef> read_pod_claims(const Field& pod) {
   std::vector<PodClaimRef> out;
   std::vector<std::pair<std::string, std::string>> generated;  // status.resourceClaimStatuses
-  for (const Field& s : items(pod.member("status").member("resourceClaimStatuses"))) {
+  for (const Field& s : pod.member("status").member("resourceClaimStatuses").items()) {
     generated.emplace_back(s.member("name").optional_string().value_or(""), s.member("resourceClaimName").optional_string().value_or(""));
   }
-  for (const Field& ref : items(pod.member("spec").member("resourceClaims"))) {
+  for (const Field& ref : pod.member("spec").member("resourceClaims").items()) {
     PodClaimRef r;
     r.name = ref.member("name").optional_string().value_or("");
     if (r.name.empty()) ref.fail("missing required field \"name\"");
@@ -173,7 +165,7 @@ std::vector<PodClaimRef> read_pod_claims(const Field& pod) {
 
 std::vector<std::pair<std::string, model::DraAllocation>> read_claim_allocations(const Field& spec) {
   std::vector<std::pair<std::string, model::DraAllocation>> out;
-  for (const Field& a : items(spec.member("resourceClaimAllocations"))) {
+  for (const Field& a : spec.member("resourceClaimAllocations").items()) {
     if (a.member("allocation").is_null()) continue;
     out.emplace_back(a.member("name").optional_string().value_or(""), read_allocation(a.member("allocation"), nullptr));
   }

@@ -47,14 +47,6 @@ void raise(model::Amounts& to, const model::Amounts& part) {
   for (const auto& [name, v] : part) to[name] = std::max(to[name], v);
 }
 
-std::vector<Field> items(const Field& list) {
-  std::vector<Field> out;
-  if (list.is_null()) return out;
-  list.expect_sequence();
-  for (std::size_t i = 0; i < list.size(); ++i) out.push_back(list.item(i));
-  return out;
-}
-
 bool native_sidecar(const Field& init) { return init.member("restartPolicy").optional_string().value_or("") == "Always"; }
 
 }  // namespace
@@ -64,7 +56,7 @@ std::optional<std::pair<std::string, model::NumaTopology>> read_node_resource_to
   if (name.empty()) obj.fail("missing required field \"metadata.name\" (the node's name)");
   model::NumaTopology t;
   std::string policy, scope;
-  for (const Field& a : items(obj.member("attributes"))) {
+  for (const Field& a : obj.member("attributes").items()) {
     const std::string key = a.member("name").optional_string().value_or("");
     if (key == "topologyManagerPolicy") policy = a.member("value").optional_string().value_or("");
     if (key == "topologyManagerScope") scope = a.member("value").optional_string().value_or("");
@@ -75,7 +67,7 @@ std::optional<std::pair<std::string, model::NumaTopology>> read_node_resource_to
                : policy == "best-effort"    ? model::NumaPolicy::BEST_EFFORT
                                             : model::NumaPolicy::NONE;
     t.pod_scope = scope == "pod";
-  } else if (const std::vector<Field> legacy = items(obj.member("topologyPolicies")); !legacy.empty()) {
+  } else if (const std::vector<Field> legacy = obj.member("topologyPolicies").items(); !legacy.empty()) {
     // policyAndScopeFromLegacy: the enum values of the deprecated field; others mean none.
     static const std::map<std::string, std::pair<model::NumaPolicy, bool>> kLegacy = {
         {"SingleNUMANodePodLevel", {model::NumaPolicy::SINGLE_NUMA_NODE, true}},
@@ -89,12 +81,12 @@ std::optional<std::pair<std::string, model::NumaTopology>> read_node_resource_to
     auto it = kLegacy.find(legacy.front().optional_string().value_or(""));
     if (it != kLegacy.end()) std::tie(t.policy, t.pod_scope) = it->second;
   }
-  for (const Field& zone : items(obj.member("zones"))) {
+  for (const Field& zone : obj.member("zones").items()) {
     if (zone.member("type").optional_string().value_or("") != "Node") continue;  // NUMA nodes only
     model::NumaZone z;
     z.id = zone.member("name").optional_string().value_or("");
     if (z.id.empty()) zone.fail("missing required field \"name\"");
-    for (const Field& r : items(zone.member("resources"))) {
+    for (const Field& r : zone.member("resources").items()) {
       const std::string resource = r.member("name").optional_string().value_or("");
       if (resource.empty()) r.fail("missing required field \"name\"");
       z.available[resource] = r.member("available").is_null() ? 0 : milli(r.member("available"));
@@ -112,8 +104,8 @@ bool is_guaranteed(const Field& pod) {
   // GetPodQOS: every container limits cpu and memory, and the summed requests equal the limits.
   // Only cpu and memory are read: other resources do not decide the class.
   const Field spec = pod.member("spec");
-  std::vector<Field> containers = items(spec.member("initContainers"));
-  for (const Field& c : items(spec.member("containers"))) containers.push_back(c);
+  std::vector<Field> containers = spec.member("initContainers").items();
+  for (const Field& c : spec.member("containers").items()) containers.push_back(c);
   model::Amounts requests, limits;
   bool guaranteed = true;
   for (const Field& c : containers) {
@@ -134,7 +126,7 @@ bool is_guaranteed(const Field& pod) {
 model::NumaUnits read_numa_units(const Field& spec) {
   model::NumaUnits units;
   model::Amounts sidecars, peak;
-  for (const Field& init : items(spec.member("initContainers"))) {
+  for (const Field& init : spec.member("initContainers").items()) {
     model::Amounts req = container_requests(init);
     if (native_sidecar(init)) {
       add(sidecars, req);
@@ -145,7 +137,7 @@ model::NumaUnits read_numa_units(const Field& spec) {
       raise(peak, req);
     }
   }
-  for (const Field& c : items(spec.member("containers"))) {
+  for (const Field& c : spec.member("containers").items()) {
     units.concurrent.push_back(container_requests(c));
     add(units.pod, units.concurrent.back());
   }

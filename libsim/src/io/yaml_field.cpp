@@ -112,6 +112,14 @@ Field Field::item(std::size_t i) const {
   return Field(node_[i], path_ + "[" + std::to_string(i) + "]", file_);
 }
 
+std::vector<Field> Field::items() const {
+  std::vector<Field> out;
+  if (is_null()) return out;
+  expect_sequence();
+  for (std::size_t i = 0; i < size(); ++i) out.push_back(item(i));
+  return out;
+}
+
 void Field::expect_map() const {
   if (!node_.IsMap()) fail("expected an object, got " + describe());
 }

@@ -45,6 +45,8 @@ class Field {
   std::vector<Field> unknown_members(std::initializer_list<std::string_view> known) const;
   std::size_t size() const { return node_.size(); }
   Field item(std::size_t i) const;
+  /// Every item of a sequence; none when null; fails when it is not a sequence.
+  std::vector<Field> items() const;
 
   void expect_map() const;
   void expect_sequence() const;
