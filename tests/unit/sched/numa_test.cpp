@@ -10,9 +10,8 @@
 
 namespace {
 
-// One node with two zones of 4 CPUs under `policy`/`scope`, and a Guaranteed pod with two
-// containers of 3 CPUs each.
-sim::model::ClusterState cluster(const std::string& policy, const std::string& scope) {
+// Node n0 with two zones of 4 CPUs under `policy`/`scope`, then `pods` (manifests).
+sim::model::ClusterState cluster_with(const std::string& policy, const std::string& scope, const std::string& pods) {
   const std::string text = R"(
 apiVersion: v1
 kind: Node
@@ -26,7 +25,16 @@ attributes: [{name: topologyManagerPolicy, value: )" + policy + R"(}, {name: top
 zones:
   - {name: node-0, type: Node, resources: [{name: cpu, allocatable: "4", available: "4"}]}
   - {name: node-1, type: Node, resources: [{name: cpu, allocatable: "4", available: "4"}]}
----
+)" + pods;
+  sim::Diagnostics d;
+  sim::model::ClusterState state = sim::io::load_snapshot({{text, "numa.yaml"}}, {}, d);
+  state.config.plugins.numa = true;
+  return state;
+}
+
+// The same node and a Guaranteed pod with two containers of 3 CPUs each.
+sim::model::ClusterState cluster(const std::string& policy, const std::string& scope) {
+  return cluster_with(policy, scope, R"(---
 apiVersion: v1
 kind: Pod
 metadata: {name: p, namespace: a, uid: p}
@@ -35,11 +43,7 @@ spec:
   containers:
     - {name: a, resources: {limits: {cpu: "3", memory: 1Gi}}}
     - {name: b, resources: {limits: {cpu: "3", memory: 1Gi}}}
-)";
-  sim::Diagnostics d;
-  sim::model::ClusterState state = sim::io::load_snapshot({{text, "numa.yaml"}}, {}, d);
-  state.config.plugins.numa = true;
-  return state;
+)");
 }
 
 std::vector<int> zones(const std::vector<sim::model::ZoneAmounts>& placement) {
@@ -81,20 +85,7 @@ TEST_CASE("restricted: a pod wider than a zone spans the lowest two, and the led
 
 TEST_CASE("the zone ledger follows evictions and pipelines through a statement and its rollback", "[sched][numa]") {
   // zone-0 holds a running 3-CPU pod (by its observed record); a 3-CPU pod waits.
-  const std::string text = R"(
-apiVersion: v1
-kind: Node
-metadata: {name: n0}
-status: {allocatable: {cpu: "16", memory: 64Gi, pods: "110"}}
----
-apiVersion: topology.node.k8s.io/v1alpha2
-kind: NodeResourceTopology
-metadata: {name: n0}
-attributes: [{name: topologyManagerPolicy, value: single-numa-node}, {name: topologyManagerScope, value: pod}]
-zones:
-  - {name: node-0, type: Node, resources: [{name: cpu, allocatable: "4", available: "4"}]}
-  - {name: node-1, type: Node, resources: [{name: cpu, allocatable: "4", available: "4"}]}
----
+  sim::model::ClusterState state = cluster_with("single-numa-node", "pod", R"(---
 apiVersion: v1
 kind: Pod
 metadata:
@@ -109,10 +100,7 @@ apiVersion: v1
 kind: Pod
 metadata: {name: new, namespace: a, uid: new}
 spec: {schedulerName: kai-scheduler, containers: [{name: c, resources: {limits: {cpu: "3", memory: 1Gi}}}]}
-)";
-  sim::Diagnostics d;
-  sim::model::ClusterState state = sim::io::load_snapshot({{text, "numa.yaml"}}, {}, d);
-  state.config.plugins.numa = true;
+)");
   sim::sched::Session ssn(state);
   sim::model::Node& node = ssn.state.nodes[sim::NodeId(0)];
   auto cpu = [&](std::size_t zone) { return node.numa->zones[zone].available.at("cpu"); };
