@@ -5,10 +5,14 @@
 //   BM_ReclaimLargeJobs/N  N nodes full of one-GPU jobs of a queue without quota; a job of N/10
 //                          eight-GPU pods in a queue that deserves everything reclaims
 // The snapshot is parsed once; each iteration copies the state and runs the cycle on the copy.
+// Counter bytes_per_pod: heap taken by one copy of the cluster state (nodes, pods, jobs, queues)
+// divided by its pods, measured with glibc's mallinfo2.
 //   build/bin/cycle_bench --benchmark_repetitions=3
 
 #include <benchmark/benchmark.h>
+#include <malloc.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "sim/io/snapshot.hpp"
@@ -86,6 +90,12 @@ void run(benchmark::State& state, const sim::model::ClusterState& initial, const
     benchmark::DoNotOptimize(ssn.binds.size());
   }
   state.counters["pods"] = static_cast<double>(initial.tasks.size());
+  const std::size_t before = mallinfo2().uordblks;
+  {
+    const sim::model::ClusterState copy = initial;
+    const std::size_t held = mallinfo2().uordblks - before;
+    state.counters["bytes_per_pod"] = static_cast<double>(held) / static_cast<double>(std::max<std::size_t>(copy.tasks.size(), 1));
+  }
 }
 
 void BM_Allocate(benchmark::State& state) {
