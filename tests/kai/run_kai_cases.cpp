@@ -17,6 +17,7 @@
 
 #include "case_loader.hpp"
 #include "sim/sched/actions.hpp"
+#include "sim/sched/invariants.hpp"
 
 namespace {
 
@@ -29,7 +30,8 @@ const std::set<std::string> kUnsupported = {};
 // (kaisim words its reasons itself); the summary counts them.
 const std::string kErrorText = "error-message";
 
-void run_action(sim::sched::Session& ssn, const std::string& action) {
+// Runs one action; in Debug and sanitizer builds the session's invariants are checked after it.
+void run_action(sim::sched::Session& ssn, const sim::sched::InvariantChecker& invariants, const std::string& action) {
   ssn.action = action;
   if (action == "allocate") sim::sched::run_allocate(ssn);
   else if (action == "reclaim") sim::sched::run_reclaim(ssn);
@@ -37,6 +39,7 @@ void run_action(sim::sched::Session& ssn, const std::string& action) {
   else if (action == "consolidation") sim::sched::run_consolidation(ssn);
   else if (action == "stalegangeviction") sim::sched::run_stale_gang_eviction(ssn);
   else throw std::runtime_error("unknown action " + action);
+  invariants.check(ssn, action);
 }
 
 const std::vector<std::string> kAllActions = {"allocate", "consolidation", "reclaim", "preempt", "stalegangeviction"};
@@ -44,7 +47,8 @@ const std::vector<std::string> kAllActions = {"allocate", "consolidation", "recl
 std::vector<std::string> run_unit(const json& c, const std::string& action) {
   sim::model::ClusterState state = kai_cases::build_state(c, kai_cases::initial_pods(c));
   sim::sched::Session ssn(state);
-  run_action(ssn, action);
+  const sim::sched::InvariantChecker invariants(ssn);
+  run_action(ssn, invariants, action);
   return kai_cases::check(c.at("expect"), ssn, ssn.binds.size(), ssn.evictions.size(), ssn.pipelines.size());
 }
 
@@ -52,7 +56,8 @@ std::vector<std::string> run_unit(const json& c, const std::string& action) {
 std::vector<std::string> run_single_session(const json& c) {
   sim::model::ClusterState state = kai_cases::build_state(c, kai_cases::initial_pods(c));
   sim::sched::Session ssn(state);
-  for (const json& action : c.at("actions")) run_action(ssn, action.get<std::string>());
+  const sim::sched::InvariantChecker invariants(ssn);
+  for (const json& action : c.at("actions")) run_action(ssn, invariants, action.get<std::string>());
   return kai_cases::check(c.at("expect"), ssn, ssn.binds.size(), ssn.evictions.size(), ssn.pipelines.size());
 }
 
@@ -64,7 +69,8 @@ void round(json& c, std::map<std::string, kai_cases::PodState>& pods, bool match
            std::vector<std::string>& errors) {
   sim::model::ClusterState state = kai_cases::build_state(c, pods);
   sim::sched::Session ssn(state);
-  for (const std::string& action : kAllActions) run_action(ssn, action);
+  const sim::sched::InvariantChecker invariants(ssn);
+  for (const std::string& action : kAllActions) run_action(ssn, invariants, action);
   errors = kai_cases::check(c.at("expect"), ssn, ssn.binds.size(), ssn.evictions.size(), ssn.pipelines.size());
   if (!match) {
     std::erase_if(errors, [](const std::string& e) { return e.find("exceeded") == std::string::npos; });

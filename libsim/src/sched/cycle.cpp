@@ -2,11 +2,15 @@
 
 #include "sim/core/error.hpp"
 #include "sim/sched/actions.hpp"
+#include "sim/sched/invariants.hpp"
 
 namespace sim::sched {
 
 Session run_cycle(model::ClusterState& state) {
   Session ssn(state);
+#ifndef NDEBUG
+  const InvariantChecker invariants(ssn);
+#endif
   for (const std::string& action : state.config.actions) {
     ssn.action = action;
     if (action == "allocate") {
@@ -22,6 +26,9 @@ Session run_cycle(model::ClusterState& state) {
     } else {
       throw Error(ErrorCode::INVALID_INPUT, "unknown scheduler action \"" + action + "\"");
     }
+#ifndef NDEBUG
+    invariants.check(ssn, action);
+#endif
   }
   ssn.action.clear();
   return ssn;
