@@ -13,25 +13,35 @@ constexpr double kTolerance = 1e-6;
 bool close(double a, double b) { return std::abs(a - b) <= kTolerance * std::max({1.0, std::abs(a), std::abs(b)}); }
 
 // Over capacity, counted from the pods on the node rather than from its idle vector (KAI's idle
-// goes below zero for a moment when a pipelined pod is evicted in a simulation): the pods that
-// are not releasing (pipelined ones included) ask for no more than the node has, and a shared GPU
-// holds no more memory than the device has.
+// goes below zero for a moment when a pipelined pod is evicted in a simulation). The pods that are
+// neither releasing nor pipelined fit the node, devices included (whole GPUs plus one per shared
+// GPU in use, no shared GPU holding more memory than it has); with the pipelined ones added, CPU,
+// memory and pod slots still fit. Pipelined pods wait for releasing devices, which KAI matches
+// loosely (several may wait for the same one), so their devices are not counted.
 std::string capacity_problem(const model::Node& node) {
-  ResourceVec held = ResourceVec::Zero();
+  ResourceVec active = ResourceVec::Zero(), committed = ResourceVec::Zero();
   std::map<std::string, std::int64_t> shared;
   for (const auto& [task, rec] : node.tasks) {
     if (rec.status == model::TaskStatus::RELEASING || rec.status == model::TaskStatus::STUCK_IN_RELEASING) continue;
-    held += rec.tracked;
+    committed += rec.tracked;
+    if (rec.status == model::TaskStatus::PIPELINED) continue;
+    active += rec.tracked;
     if (!rec.shared) continue;
     for (const std::string& group : rec.gpu_groups) shared[group] += rec.gpu_memory_mib;
   }
-  at(held, Resource::GPU) += static_cast<double>(shared.size());  // each shared GPU is one device
-  for (int r = 0; r < kResourceCount; ++r) {
-    if (held[r] > node.allocatable[r] + kTolerance * std::max(1.0, node.allocatable[r])) {
-      return std::string(resource_name(static_cast<Resource>(r))) + " held " + std::to_string(held[r]) + " of " +
-             std::to_string(node.allocatable[r]);
+  at(active, Resource::GPU) += static_cast<double>(shared.size());  // each shared GPU is one device
+  at(committed, Resource::GPU) = 0;
+  auto over = [&](const ResourceVec& held, const char* who) -> std::string {
+    for (int r = 0; r < kResourceCount; ++r) {
+      if (held[r] > node.allocatable[r] + kTolerance * std::max(1.0, node.allocatable[r])) {
+        return std::string(resource_name(static_cast<Resource>(r))) + " held " + std::to_string(held[r]) + " of " +
+               std::to_string(node.allocatable[r]) + who;
+      }
     }
-  }
+    return {};
+  };
+  if (std::string p = over(active, ""); !p.empty()) return p;
+  if (std::string p = over(committed, " with pipelined pods"); !p.empty()) return p;
   for (const auto& [group, mib] : shared) {
     if (mib > node.gpu_memory_mib) return "shared GPU " + group + " holds " + std::to_string(mib) + " MiB of " + std::to_string(node.gpu_memory_mib);
   }
