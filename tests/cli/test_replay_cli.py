@@ -304,3 +304,13 @@ def test_placement_strategy_binpacks_by_default_and_spreads_on_request(kaisim, t
     assert packed["default/a"] == packed["default/b"]
     spread = bind_nodes(kaisim, tmp_path, "scheduler: {placementStrategy: {gpu: spread, cpu: spread}}")
     assert spread["default/a"] != spread["default/b"]
+
+
+def test_events_count_the_gpus_of_dra_claims(kaisim, tmp_path):
+    out = tmp_path / "out"
+    run = kaisim("replay", SOURCE_DIR / "scenarios" / "examples" / "dra-gpus.yaml", "--out", out, "--check")
+    assert run.returncode == 0, run.stdout + run.stderr
+    events = [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    train_a = {e["type"]: e["gpus"] for e in events if e["pod"] == "default/train-a"}
+    # A 2-GPU claim: submitted, bound, deleted and gone with 2 GPUs, as the scheduler counts it.
+    assert train_a == {"submit": 2, "bind": 2, "delete": 2, "gone": 2}

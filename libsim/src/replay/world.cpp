@@ -123,6 +123,33 @@ double World::requested_gpus(const YAML::Node& pod) const {
       }
     }
   }
+  return total + claim_gpus(pod);
+}
+
+// The GPU devices the pod's named DRA claims ask for (countGPUDevicesFromClaim), as the scheduler
+// counts them.
+double World::claim_gpus(const YAML::Node& pod) const {
+  const YAML::Node spec = pod["spec"];
+  if (!spec.IsDefined() || !spec.IsMap() || !spec["resourceClaims"].IsDefined() || !spec["resourceClaims"].IsSequence()) return 0;
+  double total = 0;
+  const std::string ns = str(pod, "metadata", "namespace").empty() ? "default" : str(pod, "metadata", "namespace");
+  for (const YAML::Node& ref : spec["resourceClaims"]) {
+    if (!ref.IsMap() || !ref["resourceClaimName"].IsDefined() || !ref["resourceClaimName"].IsScalar()) continue;
+    auto claim = objects_.find("ResourceClaim/" + ns + "/" + ref["resourceClaimName"].Scalar());
+    if (claim == objects_.end()) continue;
+    const YAML::Node devices = claim->second.doc["spec"].IsMap() ? claim->second.doc["spec"]["devices"] : YAML::Node();
+    if (!devices.IsDefined() || !devices.IsMap() || !devices["requests"].IsDefined() || !devices["requests"].IsSequence()) continue;
+    for (const YAML::Node& r : devices["requests"]) {
+      if (!r.IsMap()) continue;
+      const YAML::Node exact = r["exactly"].IsDefined() ? r["exactly"] : r;
+      if (!exact.IsMap() || !exact["deviceClassName"].IsDefined() || !exact["deviceClassName"].IsScalar()) continue;
+      if (!model::is_gpu_device_class(exact["deviceClassName"].Scalar())) continue;
+      const bool all = exact["allocationMode"].IsDefined() && exact["allocationMode"].IsScalar() &&
+                       exact["allocationMode"].Scalar() == "All";
+      const bool counted = !all && exact["count"].IsDefined() && exact["count"].IsScalar();
+      total += counted ? std::max(1.0, std::strtod(exact["count"].Scalar().c_str(), nullptr)) : 1.0;
+    }
+  }
   return total;
 }
 

@@ -87,6 +87,7 @@ class World {
   void group_bare_pod(YAML::Node pod, const std::string& file, std::int64_t now_ms);
   double requested_gpus(const YAML::Node& pod) const;
   std::string queue_of(const YAML::Node& pod) const;
+  double claim_gpus(const YAML::Node& pod) const;
   void mark_running(const std::string& key, std::int64_t since_ms);
   // The node lifecycle controller (node_lifecycle.cpp): taints a node that stops being Ready and
   // evicts its pods once their toleration runs out.
