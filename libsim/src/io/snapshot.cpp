@@ -251,6 +251,21 @@ model::Node read_node(const Field& obj) {
 
 // ---------------------------------------------------------------- pods
 
+// A PodGroup as read, or as the pod-grouper would create it for a pod without one.
+struct PodGroupObject {
+  explicit PodGroupObject(Field f) : source(std::move(f)) {}
+  Field source;
+  std::string name, ns, queue, priority_class, preemptibility;
+  std::int64_t min_member = 1;
+  std::shared_ptr<const model::SubGroupTree> groups = model::SubGroupTree::single(1);
+  std::int64_t created_ns = 0;
+  std::optional<std::int64_t> last_start_ns, stale_since_ns;
+  std::size_t name_hash = 0;
+};
+
+// PodGroups are matched by name every cycle of a replay: the hash is taken once, at reading.
+std::size_t name_hash(const std::string& name) { return std::hash<std::string_view>{}(name); }
+
 struct PodObject {
   explicit PodObject(Field f) : source(std::move(f)) {}
   Field source;
@@ -266,6 +281,12 @@ struct PodObject {
   model::Task base;                // task_template(): the pod's own part of its Task
   bool reservation_label = false;  // app=kai-resource-reservation, in any namespace
   std::string pod_group;           // the pod-group-name annotation
+  std::string sub_group;           // kai.scheduler/subgroup-name, "default" without one
+  // What the pod-grouper would create for a KAI pod without a PodGroup (its priority class is
+  // checked per state, against the classes that exist then).
+  std::optional<PodGroupObject> grouper;
+  std::string grouper_class;
+  std::size_t group_hash = 0;      // name_hash() of pod_group, or of the grouper's PodGroup
   bool guaranteed = false;         // QoS class Guaranteed
   std::shared_ptr<const model::NumaUnits> numa_units;  // Guaranteed pods only
   std::optional<std::vector<model::ZoneAmounts>> numa_observed, numa_predicted;
@@ -435,16 +456,6 @@ PodObject read_pod(const Field& obj) {
 
 // ---------------------------------------------------------------- PodGroups, BindRequests, classes
 
-struct PodGroupObject {
-  explicit PodGroupObject(Field f) : source(std::move(f)) {}
-  Field source;
-  std::string name, ns, queue, priority_class, preemptibility;
-  std::int64_t min_member = 1;
-  std::shared_ptr<const model::SubGroupTree> groups = model::SubGroupTree::single(1);
-  std::int64_t created_ns = 0;
-  std::optional<std::int64_t> last_start_ns, stale_since_ns;
-};
-
 PodGroupObject read_pod_group(const Field& obj) {
   PodGroupObject pg{obj};
   const Field metadata = obj.member("metadata");
@@ -474,6 +485,7 @@ PodGroupObject read_pod_group(const Field& obj) {
     pg.min_member = std::max(*m, 1);
   }
   pg.groups = read_subgroups(spec, pg.min_member);
+  pg.name_hash = name_hash(pg.name);
   return pg;
 }
 
@@ -739,6 +751,9 @@ model::ClusterState load_snapshot(const std::vector<SnapshotSource>& sources,
 
 // Every object of one or more documents, read into typed form once.
 struct ParsedObjects {
+  /// Which of the lists below hold anything (a bit per list, `Kind`): a replay assembles thousands
+  /// of one-object parts a cycle, and reads one word of each instead of every list.
+  std::uint32_t kinds = 0;
   std::vector<Field> queues;  // read per state: their position matters and they are few
   std::vector<std::pair<Field, model::Node>> nodes;
   std::vector<PodObject> pods;
@@ -752,9 +767,44 @@ struct ParsedObjects {
   std::vector<model::ResourceClaim> resource_claims;
   std::optional<model::SchedulerConfig> config;  ///< from a KAI snapshot
   std::int64_t latest_time = 0;
+  enum Kind : std::uint32_t {
+    kQueues = 1, kNodes = 2, kPods = 4, kPodGroups = 8, kBindRequests = 16, kPriorityClasses = 32,
+    kTopologies = 64, kNuma = 128, kDeviceClasses = 256, kSlices = 512, kClaims = 1024, kConfig = 2048,
+  };
+  void mark_kinds() {
+    const std::pair<bool, Kind> present[] = {
+        {!queues.empty(), kQueues}, {!nodes.empty(), kNodes}, {!pods.empty(), kPods},
+        {!pod_groups.empty(), kPodGroups}, {!bind_requests.empty(), kBindRequests},
+        {!priority_classes.empty(), kPriorityClasses}, {!topologies.empty(), kTopologies},
+        {!numa.empty(), kNuma}, {!device_classes.empty(), kDeviceClasses},
+        {!resource_slices.empty(), kSlices}, {!resource_claims.empty(), kClaims}, {config.has_value(), kConfig}};
+    kinds = 0;
+    for (const auto& [has, kind] : present) kinds |= has ? static_cast<std::uint32_t>(kind) : 0U;
+  }
 };
 
 namespace {
+
+// Which PodGroup and PodSet the pod belongs to; for a KAI pod without a PodGroup annotation, the
+// PodGroup the pod-grouper creates (defaultgrouper/default_grouper.go).
+void read_grouping(PodObject& pod) {
+  if (auto it = pod.annotations.find(std::string(kPodGroupAnnotation)); it != pod.annotations.end()) pod.pod_group = it->second;
+  auto label = pod.labels.find(std::string(kSubGroupLabel));
+  pod.sub_group = label == pod.labels.end() ? "default" : label->second;
+  if (pod.pod_group.empty() && pod.scheduler_name == kSchedulerName && !pod.base.reservation) {
+    PodGroupObject& pg = pod.grouper.emplace(pod.source);
+    pg.name = "pg-" + pod.name + "-" + pod.uid;
+    pg.name_hash = name_hash(pg.name);
+    pg.ns = pod.ns;
+    auto q = pod.labels.find(std::string(kQueueLabel));
+    auto project = pod.labels.find("project");
+    pg.queue = q != pod.labels.end() ? q->second : project != pod.labels.end() ? project->second : "default-queue";
+    pod.grouper_class = pod.labels.contains("priorityClassName") ? pod.labels.at("priorityClassName") : pod.priority_class;
+    if (auto p = pod.labels.find("kai.scheduler/preemptibility"); p != pod.labels.end()) pg.preemptibility = p->second;
+    pg.created_ns = pod.created_ns;
+  }
+  pod.group_hash = pod.grouper ? pod.grouper->name_hash : name_hash(pod.pod_group);
+}
 
 // Reads the objects kind by kind, so the first bad field reported is the same whatever the
 // documents' order.
@@ -779,8 +829,9 @@ void parse_into(const Objects& objects, ParsedObjects& out, Diagnostics& diagnos
     auto app = pod.labels.find("app");
     pod.reservation_label = app != pod.labels.end() && app->second == "kai-resource-reservation";
     pod.base = task_template(pod);  // reads reservation_label
-    if (auto it = pod.annotations.find(std::string(kPodGroupAnnotation)); it != pod.annotations.end()) pod.pod_group = it->second;
+    read_grouping(pod);
   }
+  out.mark_kinds();
 }
 
 void collect(const Field& doc, Objects& objects, Diagnostics& diagnostics) {
@@ -792,6 +843,38 @@ void collect(const Field& doc, Objects& objects, Diagnostics& diagnostics) {
     add_by_kind(doc, objects, diagnostics);
   }
 }
+
+// PodGroup name -> job, rebuilt every cycle of a replay: open addressing over the names' hashes
+// taken at reading, so no name is hashed or copied here.
+class JobsByName {
+ public:
+  explicit JobsByName(std::size_t n) {
+    std::size_t size = 16;
+    while (size < n + n / 2) size *= 2;  // at most two thirds full
+    slots_.resize(size);
+  }
+  /// The job of that name, or an invalid id.
+  JobId find(const std::string& name, std::size_t hash) const { return slots_[probe(name, hash)].job; }
+  /// Sets the job of `name` (which must outlive the table); a later PodGroup of the same name wins.
+  void set(const std::string& name, std::size_t hash, JobId job) {
+    Slot& slot = slots_[probe(name, hash)];
+    slot = {&name, hash, job};
+  }
+
+ private:
+  struct Slot {
+    const std::string* name = nullptr;
+    std::size_t hash = 0;
+    JobId job = JobId::invalid();
+  };
+  std::size_t probe(const std::string& name, std::size_t hash) const {
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t i = hash & mask;
+    while (slots_[i].name && (slots_[i].hash != hash || *slots_[i].name != name)) i = (i + 1) & mask;
+    return i;
+  }
+  std::vector<Slot> slots_;
+};
 
 }  // namespace
 
@@ -840,6 +923,12 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
   std::vector<const PodObject*> pods;
   for (const ParsedObjects* p : parts) {
     latest = std::max(latest, p->latest_time);
+    using K = ParsedObjects::Kind;
+    const std::uint32_t kinds = p->kinds;
+    if (kinds & K::kPods) for (const PodObject& pod : p->pods) pods.push_back(&pod);
+    if (kinds & K::kPodGroups) for (const PodGroupObject& pg : p->pod_groups) group_objects.push_back(&pg);
+    if (kinds & K::kNodes) for (const auto& n : p->nodes) node_objects.push_back(&n);
+    if (kinds == K::kPods || kinds == K::kPodGroups || kinds == K::kNodes) continue;  // most parts of a replay
     for (const model::PriorityClass& pc : p->priority_classes) class_objects.push_back(&pc);
     for (const model::Topology& t : p->topologies) topology_objects.push_back(&t);
     for (const auto& n : p->numa) numa_objects.push_back(&n);
@@ -847,15 +936,10 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
     for (const model::DraSlice& sl : p->resource_slices) state.resource_slices.push_back(sl);
     for (const model::ResourceClaim& c : p->resource_claims) state.claims.push_back(c);
     for (const Field& f : p->queues) queue_fields.push_back(&f);
-    for (const auto& n : p->nodes) node_objects.push_back(&n);
     for (const BindRequestObject& br : p->bind_requests) bind_objects.push_back(&br);
-    for (const PodGroupObject& pg : p->pod_groups) group_objects.push_back(&pg);
-    for (const PodObject& pod : p->pods) pods.push_back(&pod);
-  }
-  state.now_ns = options.now_ns.value_or(latest);
-  for (const ParsedObjects* p : parts) {
     if (p->config) state.config = *p->config;
   }
+  state.now_ns = options.now_ns.value_or(latest);
 
   state.priority_classes = model::default_priority_classes();
   for (const model::PriorityClass* pc : class_objects) {
@@ -945,12 +1029,13 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
     return model::default_priority(state.priority_classes);
   };
 
-  std::unordered_map<std::string, JobId> job_by_name;
-  job_by_name.reserve(group_objects.size() + pods.size());
+  std::size_t grouped_pods = 0;  // pods the pod-grouper gives a PodGroup of their own
+  for (const PodObject* pod : pods) grouped_pods += pod->grouper ? 1U : 0U;
+  JobsByName job_by_name(group_objects.size() + grouped_pods);
   IdVector<JobId, model::Job> spare_jobs = std::move(state.jobs);
   state.jobs = {};
-  state.jobs.reserve(group_objects.size() + pods.size());
-  auto add_job = [&](const PodGroupObject& pg) {
+  state.jobs.reserve(group_objects.size() + grouped_pods);
+  auto add_job = [&](const PodGroupObject& pg, const std::string& priority_class) {
     const JobId id = state.jobs.next_id();
     model::Job job;
     if (id.index() < spare_jobs.size()) {
@@ -964,23 +1049,23 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
     job.queue_name = pg.queue;
     job.queue = state.queue_tree.find(pg.queue);
     bool found = false;
-    job.priority = priority_of(pg.priority_class, found);
+    job.priority = priority_of(priority_class, found);
     job.preemptible = pg.preemptibility.empty() ? job.priority < 100 : pg.preemptibility == "preemptible";
     job.groups = pg.groups;
     job.created_ns = pg.created_ns;
     job.last_start_ns = pg.last_start_ns;
     job.stale_since_ns = pg.stale_since_ns;
     if (!job.queue.valid()) job.problem = "queue \"" + pg.queue + "\" does not exist";
-    job_by_name.insert_or_assign(job.name, id);  // KAI keys PodGroups by name only: the later wins
+    job_by_name.set(pg.name, pg.name_hash, id);  // KAI keys PodGroups by name only: the later wins
     state.jobs.push_back(std::move(job));
     return id;
   };
   for (const PodGroupObject* pg : group_objects) {
-    if (job_by_name.contains(pg->name)) {
+    if (job_by_name.find(pg->name, pg->name_hash).valid()) {
       diagnostics.warn(pg->source.where(), pg->source.path(),
                        "PodGroup name \"" + pg->name + "\" repeats; KAI keys PodGroups by name, the later one wins");
     }
-    add_job(*pg);
+    add_job(*pg, pg->priority_class);
   }
 
   // Reservation pods first: they hold everything except GPUs (cluster_info.go snapshotPods).
@@ -1007,34 +1092,22 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
     else if (pod.numa_predicted) task.numa_record = *pod.numa_predicted;
 
     if (pod.scheduler_name == kSchedulerName && !task.reservation) {
-      // Pods without a PodGroup get one from the pod-grouper (defaultgrouper/default_grouper.go).
-      std::string group = pod.pod_group;
-      if (group.empty()) {
-        PodGroupObject pg{pod.source};
-        pg.name = "pg-" + pod.name + "-" + pod.uid;
-        pg.ns = pod.ns;
-        auto q = pod.labels.find(std::string(kQueueLabel));
-        auto project = pod.labels.find("project");
-        pg.queue = q != pod.labels.end() ? q->second : project != pod.labels.end() ? project->second : "default-queue";
-        std::string cls = pod.labels.contains("priorityClassName") ? pod.labels.at("priorityClassName") : pod.priority_class;
+      const std::string& group = pod.grouper ? pod.grouper->name : pod.pod_group;
+      JobId job = job_by_name.find(group, pod.group_hash);
+      if (pod.grouper && !job.valid()) {
+        // Pods without a PodGroup get one from the pod-grouper, in a class that exists.
         bool found = false;
-        (void)priority_of(cls, found);
-        pg.priority_class = found ? cls : "train";
-        if (auto p = pod.labels.find("kai.scheduler/preemptibility"); p != pod.labels.end()) pg.preemptibility = p->second;
-        pg.created_ns = pod.created_ns;
-        group = pg.name;
-        if (!job_by_name.contains(group)) add_job(pg);
+        (void)priority_of(pod.grouper_class, found);
+        job = add_job(*pod.grouper, found ? pod.grouper_class : std::string("train"));
       }
-      auto job = job_by_name.find(group);
-      if (job == job_by_name.end()) {
+      if (!job.valid()) {
         diagnostics.warn(pod.source.where(), pod.source.path(),
                          "pod " + pod.ns + "/" + pod.name + " names PodGroup \"" + group + "\" which does not exist; ignored as KAI does");
       } else {
-        task.job = job->second;
+        task.job = job;
         // AddTaskInfo: the PodSet named by the label, "default" without one; none found makes the
         // pod invalid (never scheduled).
-        auto label = pod.labels.find(std::string(kSubGroupLabel));
-        task.pod_set = state.jobs[task.job].groups->find_pod_set(label == pod.labels.end() ? "default" : label->second);
+        task.pod_set = state.jobs[task.job].groups->find_pod_set(pod.sub_group);
         state.jobs[task.job].tasks.push_back(task.id);
       }
     }
