@@ -4,7 +4,10 @@
 //   BM_FullCycle/N/J     the same cluster through all five actions
 //   BM_ReclaimLargeJobs/N  N nodes full of one-GPU jobs of a queue without quota; a job of N/10
 //                          eight-GPU pods in a queue that deserves everything reclaims
+//   BM_AllocateDra/N/J   N nodes publishing 8 GPUs each in a ResourceSlice, half of them held by
+//                        running pods' claims; J pending pods, each with a claim for one GPU
 // The snapshot is parsed once; each iteration copies the state and runs the cycle on the copy.
+// Counter decisions: binds, pipelines and evictions of the cycle, to show it did the work.
 // Counter bytes_per_pod: heap taken by one copy of the cluster state (nodes, pods, jobs, queues)
 // divided by its pods, measured with glibc's mallinfo2.
 //   build/bin/cycle_bench --benchmark_repetitions=3
@@ -80,16 +83,58 @@ sim::model::ClusterState reclaim_cluster(int nodes) {
   return load(text);
 }
 
+// The same shapes with GPUs from DRA: a DeviceClass, a ResourceSlice per node, one claim per pod.
+sim::model::ClusterState dra_cluster(int nodes, int jobs) {
+  std::string text =
+      "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: gpu.nvidia.com}\n"
+      "spec: {selectors: [{cel: {expression: \"device.driver == 'gpu.nvidia.com'\"}}]}\n---\n";
+  for (int i = 0; i < nodes; ++i) {
+    const std::string node = "node-" + std::to_string(i);
+    text += "apiVersion: v1\nkind: Node\nmetadata: {name: " + node +
+            "}\nstatus: {allocatable: {cpu: \"64\", memory: 512Gi, pods: \"110\"}}\n---\n"
+            "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: " + node +
+            "-gpus}\nspec: {driver: gpu.nvidia.com, pool: {name: " + node + ", generation: 1, resourceSliceCount: 1}, "
+            "nodeName: " + node + ", devices: [";
+    for (int d = 0; d < 8; ++d) text += std::string(d ? ", " : "") + "{name: gpu-" + std::to_string(d) + "}";
+    text += "]}\n---\n";
+  }
+  const double total = nodes * 8.0;
+  text += queue_yaml("dept-a", "", total / 2, total / 2) + queue_yaml("dept-b", "", total / 2, total / 2);
+  for (int q = 0; q < 4; ++q) text += queue_yaml("queue-" + std::to_string(q), q < 2 ? "dept-a" : "dept-b", total / 4, 1);
+  auto claim_pod = [&](const std::string& name, const std::string& queue, const std::string& node, int device) {
+    text += "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: " + name +
+            "-gpu, namespace: bench, labels: {kai.scheduler/queue: " + queue +
+            "}}\nspec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.nvidia.com, count: 1}}]}}\n";
+    if (!node.empty()) {
+      text += "status: {allocation: {devices: {results: [{driver: gpu.nvidia.com, pool: " + node + ", device: gpu-" +
+              std::to_string(device) + "}]}}, reservedFor: [{resource: pods, name: " + name + ", uid: " + name + "}]}\n";
+    }
+    text += "---\napiVersion: v1\nkind: Pod\nmetadata: {name: " + name + ", namespace: bench, uid: " + name +
+            ", labels: {kai.scheduler/queue: " + queue + "}}\nspec: {schedulerName: kai-scheduler, priorityClassName: train, " +
+            (node.empty() ? "" : "nodeName: " + node + ", ") + "resourceClaims: [{name: gpu, resourceClaimName: " + name +
+            "-gpu}], containers: [{name: c, resources: {claims: [{name: gpu}], requests: {cpu: \"1\", memory: 1G}}}]}\n"
+            "status: {phase: " + (node.empty() ? "Pending" : "Running") + "}\n---\n";
+  };
+  for (int i = 0; i < nodes * 4; ++i) {
+    claim_pod("running-" + std::to_string(i), "queue-" + std::to_string(i % 4), "node-" + std::to_string(i / 4), i % 4);
+  }
+  for (int j = 0; j < jobs; ++j) claim_pod("job-" + std::to_string(j), "queue-" + std::to_string(j % 4), "", 0);
+  return load(text);
+}
+
 void run(benchmark::State& state, const sim::model::ClusterState& initial, const std::string& only_action) {
+  std::size_t decisions = 0;
   for (auto _ : state) {
     state.PauseTiming();
     sim::model::ClusterState copy = initial;
     if (!only_action.empty()) copy.config.actions = {only_action};
     state.ResumeTiming();
     sim::sched::Session ssn = sim::sched::run_cycle(copy);
-    benchmark::DoNotOptimize(ssn.binds.size());
+    decisions = ssn.binds.size() + ssn.pipelines.size() + ssn.evictions.size();
+    benchmark::DoNotOptimize(decisions);
   }
   state.counters["pods"] = static_cast<double>(initial.tasks.size());
+  state.counters["decisions"] = static_cast<double>(decisions);  // binds, pipelines and evictions of one cycle
   const std::size_t before = mallinfo2().uordblks;
   {
     const sim::model::ClusterState copy = initial;
@@ -112,6 +157,11 @@ void BM_ReclaimLargeJobs(benchmark::State& state) {
   run(state, reclaim_cluster(static_cast<int>(state.range(0))), "reclaim");
 }
 BENCHMARK(BM_ReclaimLargeJobs)->Arg(10)->Arg(100)->Arg(1000)->Unit(benchmark::kMillisecond);
+
+void BM_AllocateDra(benchmark::State& state) {
+  run(state, dra_cluster(static_cast<int>(state.range(0)), static_cast<int>(state.range(1))), "allocate");
+}
+BENCHMARK(BM_AllocateDra)->Args({10, 20})->Args({100, 200})->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

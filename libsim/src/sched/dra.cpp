@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <optional>
 #include <set>
-#include <tuple>
 
 namespace sim::sched {
 namespace {
@@ -22,26 +21,6 @@ const model::DeviceClass* find_class(const Session& ssn, const std::string& name
   return nullptr;
 }
 
-// GatherAllocatedState: every device some claim holds.
-std::set<std::tuple<std::string, std::string, std::string>> allocated_devices(const Session& ssn) {
-  std::set<std::tuple<std::string, std::string, std::string>> out;
-  for (const ResourceClaim& c : ssn.state.claims) {
-    if (!c.allocation) continue;
-    for (const DraDevice& d : c.allocation->devices) out.emplace(d.driver, d.pool, d.name);
-  }
-  return out;
-}
-
-// The devices the node can reach (its slices and the all-node ones), in slice order.
-std::vector<std::pair<DraDevice, bool>> devices_on(const Session& ssn, const model::Node& node) {
-  std::vector<std::pair<DraDevice, bool>> out;  // device, node-local
-  for (const model::DraSlice& s : ssn.state.resource_slices) {
-    if (!s.all_nodes && s.node != node.name) continue;
-    for (const std::string& d : s.devices) out.push_back({DraDevice{s.driver, s.pool, d}, !s.all_nodes});
-  }
-  return out;
-}
-
 // Allocate: devices for every request of `claims` on `node`, none taken twice, as the structured
 // allocator finds them: requests in order, each device slot trying the free matching devices in
 // slice order and backtracking when a later slot finds none; an `All` request takes every matching
@@ -50,7 +29,7 @@ std::vector<std::pair<DraDevice, bool>> devices_on(const Session& ssn, const mod
 class DeviceSearch {
  public:
   DeviceSearch(const Session& ssn, const model::Node& node, const std::vector<const ResourceClaim*>& claims)
-      : taken_(allocated_devices(ssn)), reachable_(devices_on(ssn, node)) {
+      : devices_(*ssn.dra), reachable_(ssn.dra->on(node)) {
     for (std::size_t c = 0; c < claims.size(); ++c) {
       for (const model::DraRequest& r : claims[c]->requests) {
         const model::DeviceClass* cls = find_class(ssn, r.device_class);
@@ -65,7 +44,7 @@ class DeviceSearch {
         if (r.all) {  // every matching device, each free
           if (candidates.empty()) feasible_ = false;
           for (std::size_t d : candidates) {
-            if (taken_.contains(key(d))) feasible_ = false;
+            if (is_taken(d)) feasible_ = false;
           }
           fixed_.push_back({c, candidates});
         } else {
@@ -97,16 +76,20 @@ class DeviceSearch {
   }
 
  private:
-  using Key = std::tuple<std::string, std::string, std::string>;
+  using Key = DraDevices::Key;
   Key key(std::size_t d) const {
     const DraDevice& dev = reachable_[d].first;
     return {dev.driver, dev.pool, dev.name};
+  }
+  bool is_taken(std::size_t d) const {
+    const Key k = key(d);
+    return devices_.held(k) || taken_.contains(k);
   }
   bool fill(std::size_t slot) {
     if (slot == slots_.size()) return true;
     for (std::size_t d : slots_[slot].second) {
       if (++steps_ > kMaxSteps) return false;
-      if (taken_.contains(key(d))) continue;
+      if (is_taken(d)) continue;
       taken_.insert(key(d));
       chosen_[slot] = d;
       if (fill(slot + 1)) return true;
@@ -116,8 +99,9 @@ class DeviceSearch {
   }
 
   static constexpr std::size_t kMaxSteps = 100'000;
-  std::set<Key> taken_;
-  std::vector<std::pair<DraDevice, bool>> reachable_;
+  const DraDevices& devices_;  // held by claims before this search
+  std::set<Key> taken_;         // by this search
+  const std::vector<DraDevices::Reachable>& reachable_;
   std::vector<std::pair<std::size_t, std::vector<std::size_t>>> slots_;  // claim, candidate devices
   std::vector<std::pair<std::size_t, std::vector<std::size_t>>> fixed_;  // `All` requests
   std::vector<std::size_t> chosen_;
@@ -202,7 +186,7 @@ void dra_allocate(Session& ssn, TaskId id) {
     if (std::find(claim.reserved_for.begin(), claim.reserved_for.end(), task.uid) == claim.reserved_for.end()) {
       claim.reserved_for.push_back(task.uid);  // UpsertReservedFor
     }
-    claim.allocation = allocation;
+    ssn.dra->set_allocation(claim, allocation);
     task.claim_memory[pc.name] = claim.allocation;
   }
 }
@@ -213,9 +197,40 @@ void dra_deallocate(Session& ssn, TaskId id) {
     if (pc.claim < 0) continue;
     ResourceClaim& claim = ssn.state.claims[static_cast<std::size_t>(pc.claim)];
     std::erase(claim.reserved_for, task.uid);  // RemoveReservedFor
-    if (claim.reserved_for.empty()) claim.allocation.reset();
+    if (claim.reserved_for.empty()) ssn.dra->set_allocation(claim, std::nullopt);
     auto memory = task.claim_memory.find(pc.name);
     if (memory != task.claim_memory.end()) memory->second = claim.allocation;
+  }
+}
+
+const std::vector<DraDevices::Reachable>& DraDevices::on(const model::Node& node) const {
+  auto [it, added] = on_node_.try_emplace(node.name);
+  if (added) {
+    for (const model::DraSlice& s : state_.resource_slices) {
+      if (!s.all_nodes && s.node != node.name) continue;
+      for (const std::string& d : s.devices) it->second.push_back({DraDevice{s.driver, s.pool, d}, !s.all_nodes});
+    }
+  }
+  return it->second;
+}
+
+DraDevices::DraDevices(const model::ClusterState& state) : state_(state) {
+  for (const ResourceClaim& c : state.claims) {
+    if (!c.allocation) continue;
+    for (const DraDevice& d : c.allocation->devices) ++held_[{d.driver, d.pool, d.name}];
+  }
+}
+
+void DraDevices::set_allocation(ResourceClaim& claim, std::optional<model::DraAllocation> allocation) {
+  if (claim.allocation) {
+    for (const DraDevice& d : claim.allocation->devices) {
+      auto it = held_.find({d.driver, d.pool, d.name});
+      if (it != held_.end() && --it->second == 0) held_.erase(it);
+    }
+  }
+  claim.allocation = std::move(allocation);
+  if (claim.allocation) {
+    for (const DraDevice& d : claim.allocation->devices) ++held_[{d.driver, d.pool, d.name}];
   }
 }
 

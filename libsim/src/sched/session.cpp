@@ -16,6 +16,7 @@ Session::Session(model::ClusterState& cluster) : state(cluster), config(cluster.
             [&](JobId a, JobId b) { return state.jobs[a].name < state.jobs[b].name; });
   for (const model::Task& t : state.tasks) any_pod_anti_affinity = any_pod_anti_affinity || !t.placement.pod_anti_affinity.empty();
   if (config.plugins.topology) topology.emplace(state);
+  if (config.plugins.dynamic_resources) dra.emplace(state);
   if (config.plugins.numa) open_numa(*this);
   open_proportion();
 }

@@ -98,8 +98,9 @@ TEST_CASE("an All request needs every matching device free", "[sched][dra]") {
   sim::sched::Session ssn(state);
   CHECK(sim::sched::dra_filter(ssn, ssn.state.tasks[task_named(state, "p")], ssn.state.nodes[sim::NodeId(0)]) ==
         "cannot allocate DRA claims on node n0");
-  // Once gpu-0 is released, All takes both GPUs.
-  ssn.state.claims[0].allocation.reset();
+  // Once gpu-0 is released (through the session's device index, as the plugin releases claims),
+  // All takes both GPUs.
+  ssn.dra->set_allocation(ssn.state.claims[0], std::nullopt);
   CHECK(sim::sched::dra_filter(ssn, ssn.state.tasks[task_named(state, "p")], ssn.state.nodes[sim::NodeId(0)]).empty());
 }
 
@@ -117,4 +118,32 @@ TEST_CASE("an evicted pod's claim is released, and the undo gives it the same de
   REQUIRE(ssn.state.claims[0].allocation.has_value());
   CHECK(ssn.state.claims[0].allocation->devices.front().name == "gpu-1");  // not gpu-0, the first free one
   CHECK(ssn.state.claims[0].reserved_for == std::vector<std::string>{"r"});
+}
+
+TEST_CASE("the session's device index follows claims and keeps shared devices held", "[sched][dra]") {
+  // Two claims hold gpu-0 (odd input): it stays held until both let it go.
+  const std::string held = "status: {allocation: {devices: {results: [{driver: gpu.nvidia.com, pool: n0, device: gpu-0}]}}, "
+                           "reservedFor: [{resource: pods, name: r, uid: r}]}\n";
+  sim::model::ClusterState state = load(cluster(claim("h1", "gpu.nvidia.com", "count: 1", held) +
+                                                    claim("h2", "gpu.nvidia.com", "count: 1", held),
+                                                pod("r", {"h1", "h2"}, "n0")));
+  sim::sched::Session ssn(state);
+  REQUIRE(ssn.dra.has_value());
+  const sim::sched::DraDevices::Key gpu0{"gpu.nvidia.com", "n0", "gpu-0"};
+  const sim::sched::DraDevices::Key gpu1{"gpu.nvidia.com", "n0", "gpu-1"};
+  CHECK(ssn.dra->held(gpu0));
+  CHECK_FALSE(ssn.dra->held(gpu1));
+  ssn.dra->set_allocation(ssn.state.claims[0], std::nullopt);
+  CHECK(ssn.dra->held(gpu0));
+  ssn.dra->set_allocation(ssn.state.claims[1], sim::model::DraAllocation{{{"gpu.nvidia.com", "n0", "gpu-1"}}, "n0"});
+  CHECK_FALSE(ssn.dra->held(gpu0));
+  CHECK(ssn.dra->held(gpu1));
+  REQUIRE(ssn.state.claims[1].allocation.has_value());
+  CHECK(ssn.state.claims[1].allocation->devices.front().name == "gpu-1");
+  // The node reaches its GPUs and its NIC, in slice order, all node-local.
+  const auto& reachable = ssn.dra->on(ssn.state.nodes[sim::NodeId(0)]);
+  REQUIRE(reachable.size() == 3);
+  CHECK(reachable[0].first.name == "gpu-0");
+  CHECK(reachable[2].first.name == "nic-0");
+  CHECK(reachable[2].second);
 }

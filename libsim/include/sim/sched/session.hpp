@@ -11,6 +11,7 @@
 
 #include "sim/fairshare/hierarchy.hpp"
 #include "sim/model/cluster.hpp"
+#include "sim/sched/dra_devices.hpp"
 #include "sim/sched/topology.hpp"
 
 namespace sim::sched {
@@ -55,6 +56,8 @@ class Session {
   bool any_pod_anti_affinity = false;
   /// The topology plugin, when it is enabled (KAI's default).
   std::optional<TopologyPlugin> topology;
+  /// DRA devices by node and those claims hold, while the dynamicresources plugin is on.
+  std::optional<DraDevices> dra;
 
   std::vector<BindDecision> binds;
   std::vector<PipelineDecision> pipelines;
