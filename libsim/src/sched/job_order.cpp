@@ -42,13 +42,6 @@ bool has_tasks_to_allocate(const Session& ssn, const JobView& job, bool real_all
   return false;
 }
 
-bool has_pending_task(const Session& ssn, const JobView& job) {
-  for (TaskId t : job.tasks) {
-    if (ssn.state.tasks[t].status == model::TaskStatus::PENDING) return true;
-  }
-  return false;
-}
-
 ResourceVec request_quantities(const model::Task& t, std::optional<std::int64_t> gpu_memory_mib) {
   ResourceVec q = ResourceVec::Zero();
   at(q, Resource::CPU) = at(t.request, Resource::CPU);

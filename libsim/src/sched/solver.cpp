@@ -497,7 +497,7 @@ SolveResult JobSolver::solve(const JobView& job) {
   if (n == 0) return out;
   pending_jobs_.clear();
   for (JobId j : ssn_.jobs_by_name()) {
-    if (has_pending_task(ssn_, full_view(ssn_, j))) pending_jobs_.push_back(j);
+    if (job_has_pending_pod(ssn_, j)) pending_jobs_.push_back(j);
   }
   for (int generator : {kNodeLocalGreedy, kMultiNodeGang}) {
     std::vector<TaskId> recorded_tasks;

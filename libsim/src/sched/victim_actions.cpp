@@ -32,16 +32,23 @@ bool has_alive_pod_on_known_node(const Session& ssn, const JobView& job) {
   return false;
 }
 
-std::vector<JobView> pending_ready_jobs(const Session& ssn, bool preemptible_only) {
-  std::vector<JobView> out;
+// The three actions' outer loop: every job with a pending pod that is ready for scheduling (and
+// preemptible, if asked), visited in the job queue's order.
+template <typename Visit>
+void for_each_pending_job(Session& ssn, bool preemptible_only, Visit&& visit) {
+  JobQueue queue(ssn, false);
   for (JobId j : ssn.jobs_by_name()) {
     if (!job_has_pending_pod(ssn, j)) continue;
     const JobView v = full_view(ssn, j);
     if (!is_ready_for_scheduling(ssn, v)) continue;
     if (preemptible_only && !ssn.state.jobs[v.id].preemptible) continue;
-    out.push_back(v);
+    queue.push(v);
   }
-  return out;
+  while (!queue.empty()) {
+    const JobView job = queue.pop();
+    if (!job.valid()) break;
+    visit(job);
+  }
 }
 
 // Elastic victims under min-runtime protection may lose pods only down to their minimum, PodSet
@@ -76,15 +83,11 @@ void commit_or_remember(Session& ssn, SolveResult& result, FailedJobMemory& fail
 }  // namespace
 
 void run_reclaim(Session& ssn) {
-  JobQueue queue(ssn, false);
-  for (const JobView& v : pending_ready_jobs(ssn, false)) queue.push(v);
   std::unordered_map<QueueId, FailedJobMemory> failed;
-  while (!queue.empty()) {
-    const JobView job = queue.pop();
-    if (!job.valid()) break;
-    if (!can_reclaim_resources(ssn, job)) continue;
+  for_each_pending_job(ssn, false, [&](const JobView& job) {
+    if (!can_reclaim_resources(ssn, job)) return;
     FailedJobMemory& memory = failed[ssn.state.jobs[job.id].queue];
-    if (ssn.config.use_scheduling_signatures && !memory.is_easier(ssn, job)) continue;
+    if (ssn.config.use_scheduling_signatures && !memory.is_easier(ssn, job)) return;
 
     // OnJobSolutionStart: the validator judges against the queues as they were now.
     const IdVector<QueueId, fairshare::QueueShares> snapshot = ssn.queues;
@@ -111,22 +114,18 @@ void run_reclaim(Session& ssn) {
     JobSolver solver(ssn, feasible_nodes(ssn, job), validator, victims);
     SolveResult result = solver.solve(job);
     commit_or_remember(ssn, result, memory, job);
-  }
+  });
 }
 
 void run_preempt(Session& ssn) {
-  JobQueue queue(ssn, false);
-  for (const JobView& v : pending_ready_jobs(ssn, false)) queue.push(v);
   std::unordered_map<QueueId, FailedJobMemory> failed;
-  while (!queue.empty()) {
-    const JobView job = queue.pop();
-    if (!job.valid()) break;
+  for_each_pending_job(ssn, false, [&](const JobView& job) {
     FailedJobMemory& memory = failed[ssn.state.jobs[job.id].queue];
-    if (ssn.config.use_scheduling_signatures && !memory.is_easier(ssn, job)) continue;
+    if (ssn.config.use_scheduling_signatures && !memory.is_easier(ssn, job)) return;
     // A non-preemptible preemptor must stay within quota; otherwise it is a plain failure.
     if (non_preemptible_over_quota(ssn, job.id, tasks_to_allocate(ssn, job, false))) {
       memory.update(ssn, job);
-      continue;
+      return;
     }
     auto victims = [&ssn, job] {
       auto q = std::make_unique<JobQueue>(ssn, true);
@@ -146,20 +145,16 @@ void run_preempt(Session& ssn) {
     JobSolver solver(ssn, feasible_nodes(ssn, job), validator, victims);
     SolveResult result = solver.solve(job);
     commit_or_remember(ssn, result, memory, job);
-  }
+  });
 }
 
 void run_consolidation(Session& ssn) {
   if (ssn.config.max_consolidation_preemptees == 0) return;
   // The operator switches consolidation off under the spread placement strategy.
   if (!ssn.config.gpu_binpack || !ssn.config.cpu_binpack) return;
-  JobQueue queue(ssn, false);
-  for (const JobView& v : pending_ready_jobs(ssn, true)) queue.push(v);
   FailedJobMemory failed;
-  while (!queue.empty()) {
-    const JobView job = queue.pop();
-    if (!job.valid()) break;
-    if (ssn.config.use_scheduling_signatures && !failed.is_easier(ssn, job)) continue;
+  for_each_pending_job(ssn, true, [&](const JobView& job) {
+    if (ssn.config.use_scheduling_signatures && !failed.is_easier(ssn, job)) return;
 
     // IsEnoughGPUsAllocatableForJob: free GPUs (count and MiB) across the cluster must cover it.
     double free_gpus = 0, free_mib = 0;
@@ -180,7 +175,7 @@ void run_consolidation(Session& ssn) {
     }
     if (free_gpus < want_gpus || free_mib < want_mib) {
       failed.update(ssn, job);
-      continue;
+      return;
     }
     auto victims = [&ssn, job] {
       auto q = std::make_unique<JobQueue>(ssn, true);
@@ -210,7 +205,7 @@ void run_consolidation(Session& ssn) {
     JobSolver solver(ssn, feasible_nodes(ssn, job), validator, victims);
     SolveResult result = solver.solve(job);
     commit_or_remember(ssn, result, failed, job);
-  }
+  });
 }
 
 }  // namespace sim::sched

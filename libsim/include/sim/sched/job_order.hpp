@@ -23,7 +23,6 @@ bool job_before(const Session& ssn, const JobView& a, const JobView& b);
 
 /// True if the view has any pod with should_allocate(real).
 bool has_tasks_to_allocate(const Session& ssn, const JobView& job, bool real_allocation);
-bool has_pending_task(const Session& ssn, const JobView& job);
 
 /// Proportion quantities (CPU, memory, GPU incl. MIG slices) of a pod's request; GPU memory is
 /// converted with `gpu_memory_mib` when given (the smallest node GPU memory, as KAI does).
