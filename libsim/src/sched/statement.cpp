@@ -19,13 +19,7 @@ bool Statement::valid(std::size_t index) const {
 void Statement::evict(TaskId id, std::string reason, JobId beneficiary) {
   model::Task& task = ssn_.task(id);
   SIM_ASSERT(task.node.valid());
-  Op op{Kind::EVICT, id};
-  op.previous_status = task.status;
-  op.previous_node = task.node;
-  op.previous_groups = task.gpu_groups;
-  op.previous_numa = task.numa_placement;
-  op.previous_claims = task.claim_memory;
-  op.previous_virtual = task.virtual_status;
+  Op op{Kind::EVICT, task};
   op.reason = std::move(reason);
   op.beneficiary = beneficiary;
   set_status(task, TaskStatus::RELEASING);
@@ -79,13 +73,8 @@ void Statement::pipeline(TaskId id, NodeId node_id, bool update_if_exists) {
     return;
   }
 
-  Op op{Kind::PIPELINE, id};
-  op.previous_status = task.status;
-  op.previous_node = task.node;
-  op.previous_groups = task.gpu_groups;
-  op.previous_numa = numa_placement_changed ? on_node->second.numa_placement : task.numa_placement;
-  op.previous_claims = task.claim_memory;
-  op.previous_virtual = task.virtual_status;
+  Op op{Kind::PIPELINE, task};
+  if (numa_placement_changed) op.previous_numa = on_node->second.numa_placement;
   op.next_node = node_id;
   set_status(task, TaskStatus::PIPELINED);
   task.node = node_id;
