@@ -1,6 +1,8 @@
 #include "sim/sched/session.hpp"
 
 #include <algorithm>
+#include <string_view>
+#include <utility>
 
 #include "dra.hpp"
 #include "numa.hpp"
@@ -10,10 +12,16 @@
 namespace sim::sched {
 
 Session::Session(model::ClusterState& cluster) : state(cluster), config(cluster.config) {
-  jobs_by_name_.reserve(state.jobs.size());
-  for (std::size_t i = 0; i < state.jobs.size(); ++i) jobs_by_name_.emplace_back(static_cast<JobId::value_type>(i));
-  std::sort(jobs_by_name_.begin(), jobs_by_name_.end(),
-            [&](JobId a, JobId b) { return state.jobs[a].name < state.jobs[b].name; });
+  // Sorted as (name, id) pairs: comparing names then needs no trip into each Job.
+  std::vector<std::pair<std::string_view, JobId>> named;
+  named.reserve(state.jobs.size());
+  for (std::size_t i = 0; i < state.jobs.size(); ++i) {
+    const JobId id(static_cast<JobId::value_type>(i));
+    named.emplace_back(state.jobs[id].name, id);
+  }
+  std::sort(named.begin(), named.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  jobs_by_name_.reserve(named.size());
+  for (const auto& [name, id] : named) jobs_by_name_.push_back(id);
   for (const model::Task& t : state.tasks) any_pod_anti_affinity = any_pod_anti_affinity || !t.placement.pod_anti_affinity.empty();
   if (config.plugins.topology) topology.emplace(state);
   if (config.plugins.dynamic_resources) dra.emplace(state);
