@@ -109,7 +109,7 @@ std::vector<model::ZoneAmounts> numa_record(const std::string& text) {
 // `count` devices named "0".. per entry (pool = its node), claims of one ExactCount request. A
 // node's GPU slices add their devices to its GPUs (populateDRAGPUs).
 void add_dra(const json& dra, model::ClusterState& state) {
-  for (const json& name : dra.value("device_classes", json::array())) state.device_classes.push_back({name.get<std::string>(), std::nullopt});
+  for (const json& name : dra.value("device_classes", json::array())) state.device_classes.push_back({name.get<std::string>(), {}});
   for (const json& sl : dra.value("resource_slices", json::array())) {
     model::DraSlice slice;
     slice.name = sl.at("name").get<std::string>();
@@ -117,7 +117,7 @@ void add_dra(const json& dra, model::ClusterState& state) {
     slice.node = sl.value("node", std::string());
     slice.pool = slice.node;
     slice.all_nodes = sl.value("all_nodes", false);
-    for (std::int64_t i = 0; i < sl.at("count").get<std::int64_t>(); ++i) slice.devices.push_back(std::to_string(i));
+    for (std::int64_t i = 0; i < sl.at("count").get<std::int64_t>(); ++i) slice.devices.push_back({std::to_string(i), {}, {}});
     if (model::is_gpu_device_class(slice.driver) && !slice.all_nodes) {
       const sim::NodeId n = state.find_node(slice.node);
       if (n.valid()) {
@@ -135,7 +135,7 @@ void add_dra(const json& dra, model::ClusterState& state) {
     claim.name = cl.at("name").get<std::string>();
     claim.ns = cl.at("namespace").get<std::string>();
     claim.labels = model::Labels(cl.value("labels", json::object()).get<model::Labels::Map>());
-    claim.requests.push_back({"request", cl.at("device_class").get<std::string>(), cl.at("count").get<std::int64_t>(), false});
+    claim.requests.push_back({"request", cl.at("device_class").get<std::string>(), cl.at("count").get<std::int64_t>(), false, {}});
     if (cl.contains("status")) {
       const json& st = cl.at("status");
       if (st.contains("allocation") && !st.at("allocation").is_null()) {

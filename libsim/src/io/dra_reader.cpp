@@ -1,6 +1,10 @@
 #include "io/dra_reader.hpp"
 
-#include <regex>
+#include <cerrno>
+#include <cstdlib>
+
+#include "io/cel_reader.hpp"
+#include "sim/io/quantity.hpp"
 
 namespace sim::io {
 namespace {
@@ -44,34 +48,78 @@ model::DraAllocation read_allocation(const Field& allocation, Diagnostics* diagn
   return a;
 }
 
+// Selectors (`selectors[].cel.expression`) in the CEL subset kaisim evaluates; one outside it is
+// reported and left out, so it selects more devices than in the cluster.
+std::vector<model::DeviceSelector> read_selectors(const Field& list, Diagnostics& diagnostics) {
+  std::vector<model::DeviceSelector> out;
+  for (const Field& selector : list.items()) {
+    const Field expression = selector.member("cel").member("expression");
+    std::string why;
+    if (auto parsed = parse_device_selector(expression.optional_string().value_or(""), why)) {
+      out.push_back(std::move(*parsed));
+    } else {
+      diagnostics.warn(expression.where(), expression.path(),
+                       "selector is outside the CEL kaisim evaluates (" + why + "); it is left out");
+    }
+  }
+  return out;
+}
+
+// A device's attributes (one of int, bool, string, version each) and capacities, names qualified
+// with the driver's domain when they have none (as the CEL environment sees them).
+model::SliceDevice read_slice_device(const Field& d, const std::string& driver) {
+  model::SliceDevice device;
+  device.name = d.member("name").optional_string().value_or("");
+  if (device.name.empty()) d.fail("missing required field \"name\"");
+  const Field fields = d.member("basic").is_null() ? d : d.member("basic");  // v1beta1 nests them under `basic`
+  auto qualified = [&](const std::string& name) { return name.find('/') == std::string::npos ? driver + "/" + name : name; };
+  const Field attributes = fields.member("attributes");
+  if (!attributes.is_null()) {
+    attributes.expect_map();
+    for (auto it = attributes.node().begin(); it != attributes.node().end(); ++it) {
+      const std::string name = it->first.Scalar();
+      const Field value = attributes.member(name);
+      model::DeviceAttribute a;
+      if (const Field f = value.member("int"); !f.is_null()) {
+        const std::string text = f.string();
+        char* end = nullptr;
+        errno = 0;
+        a.integer = std::strtoll(text.c_str(), &end, 10);
+        if (text.empty() || *end != '\0' || errno == ERANGE) f.fail("must be a whole number");
+        a.kind = model::DeviceAttribute::Kind::INT;
+      } else if (const Field b = value.member("bool"); !b.is_null()) {
+        a.kind = model::DeviceAttribute::Kind::BOOL;
+        a.boolean = b.node().IsScalar() && b.node().Scalar() == "true";
+      } else if (const Field v = value.member("version"); !v.is_null()) {
+        a.kind = model::DeviceAttribute::Kind::VERSION;
+        a.text = v.string();
+      } else {
+        a.text = value.member("string").optional_string().value_or("");
+      }
+      device.attributes[qualified(name)] = a;
+    }
+  }
+  const Field capacity = fields.member("capacity");
+  if (!capacity.is_null()) {
+    capacity.expect_map();
+    for (auto it = capacity.node().begin(); it != capacity.node().end(); ++it) {
+      const std::string name = it->first.Scalar();
+      const Field value = capacity.member(name).member("value");
+      const std::optional<Quantity> q = parse_quantity(value.optional_string().value_or(""));
+      const std::optional<std::int64_t> milli = q ? q->milli_value() : std::nullopt;
+      if (!milli) value.fail("not a valid quantity such as \"40Gi\"");
+      device.capacity[qualified(name)] = *milli;
+    }
+  }
+  return device;
+}
+
 }  // namespace
 
 model::DeviceClass read_device_class(const Field& obj, Diagnostics& diagnostics) {
   model::DeviceClass c;
   c.name = required_name(obj);
-  static const std::regex kDriver(R"re(^\s*device\.driver\s*==\s*["']([^"']+)["']\s*$)re");
-  for (const Field& selector : obj.member("spec").member("selectors").items()) {
-    const Field expression = selector.member("cel").member("expression");
-    const std::string text = expression.optional_string().value_or("");
-    bool unevaluated = false;
-    std::size_t start = 0;
-    for (;;) {  // the && clauses, one by one
-      const std::size_t end = text.find("&&", start);
-      const std::string clause = text.substr(start, end == std::string::npos ? std::string::npos : end - start);
-      std::smatch m;
-      if (std::regex_match(clause, m, kDriver)) {
-        c.driver = m[1].str();
-      } else {
-        unevaluated = true;
-      }
-      if (end == std::string::npos) break;
-      start = end + 2;
-    }
-    if (unevaluated) {
-      diagnostics.warn(expression.where(), expression.path(),
-                       "only `device.driver == \"...\"` is evaluated in device class selectors; the rest is ignored");
-    }
-  }
+  c.selectors = read_selectors(obj.member("spec").member("selectors"), diagnostics);
   return c;
 }
 
@@ -88,11 +136,7 @@ model::DraSlice read_resource_slice(const Field& obj, Diagnostics& diagnostics) 
   if (s.node.empty() && !s.all_nodes) {
     diagnostics.warn(spec.where(), spec.path(), "a slice for a node selector is not modelled; its devices count on no node");
   }
-  for (const Field& d : spec.member("devices").items()) {
-    const std::string name = d.member("name").optional_string().value_or("");
-    if (name.empty()) d.fail("missing required field \"name\"");
-    s.devices.push_back(name);
-  }
+  for (const Field& d : spec.member("devices").items()) s.devices.push_back(read_slice_device(d, s.driver));
   return s;
 }
 
@@ -122,6 +166,7 @@ model::ResourceClaim read_resource_claim(const Field& obj, Diagnostics& diagnost
     req.name = r.member("name").optional_string().value_or("");
     req.device_class = device_class;
     req.all = exact.member("allocationMode").optional_string().value_or("ExactCount") == "All";
+    req.selectors = read_selectors(exact.member("selectors"), diagnostics);
     const Field count = exact.member("count");
     if (!count.is_null()) {
       const std::optional<int> n = count.optional_int();

@@ -1,12 +1,15 @@
 // KAI's dynamicresources plugin (plugins/dynamicresources/dynamicresources.go) with the device
 // choice of Kubernetes' structured allocator reduced to what kaisim models: requests for a count
-// of devices (or all of them) of a device class, devices taken in ResourceSlice order.
+// of devices (or all of them) of a device class, filtered by the class's and the request's CEL
+// selectors, devices taken in ResourceSlice order.
 
 #include "dra.hpp"
 
 #include <algorithm>
 #include <optional>
 #include <set>
+
+#include "device_selector.hpp"
 
 namespace sim::sched {
 namespace {
@@ -39,7 +42,11 @@ class DeviceSearch {
         }
         std::vector<std::size_t> candidates;
         for (std::size_t d = 0; d < reachable_.size(); ++d) {
-          if (cls->matches(reachable_[d].first)) candidates.push_back(d);
+          if (selected(*cls, r, reachable_[d])) candidates.push_back(d);
+        }
+        if (!error_.empty()) {
+          feasible_ = false;
+          return;
         }
         if (r.all) {  // every matching device, each free
           if (candidates.empty()) feasible_ = false;
@@ -55,6 +62,9 @@ class DeviceSearch {
     claims_ = claims.size();
   }
 
+  /// A CEL runtime error of a selector, which fails the search (empty: none).
+  const std::string& error() const { return error_; }
+
   /// The devices of each claim and whether one of them is node-local; nullopt if none fit.
   std::optional<std::vector<std::pair<std::vector<DraDevice>, bool>>> run() {
     if (!feasible_) return std::nullopt;
@@ -65,8 +75,8 @@ class DeviceSearch {
     if (!fill(0)) return std::nullopt;
     std::vector<std::pair<std::vector<DraDevice>, bool>> out(claims_);
     auto add = [&](std::size_t claim, std::size_t d) {
-      out[claim].first.push_back(reachable_[d].first);
-      out[claim].second = out[claim].second || reachable_[d].second;
+      out[claim].first.push_back(reachable_[d].device);
+      out[claim].second = out[claim].second || reachable_[d].local;
     };
     for (const auto& [claim, devices] : fixed_) {
       for (std::size_t d : devices) add(claim, d);
@@ -78,8 +88,23 @@ class DeviceSearch {
  private:
   using Key = DraDevices::Key;
   Key key(std::size_t d) const {
-    const DraDevice& dev = reachable_[d].first;
+    const DraDevice& dev = reachable_[d].device;
     return {dev.driver, dev.pool, dev.name};
+  }
+  // The class's selectors, then the request's (structured allocator selectorsMatch); the first
+  // runtime error ends the search.
+  bool selected(const model::DeviceClass& cls, const model::DraRequest& r, const DraDevices::Reachable& d) {
+    for (const auto* selectors : {&cls.selectors, &r.selectors}) {
+      for (std::size_t i = 0; i < selectors->size(); ++i) {
+        const SelectorOutcome o = evaluate((*selectors)[i], d.device.driver, *d.source);
+        if (!o.error.empty() && error_.empty()) {
+          error_ = (selectors == &cls.selectors ? "class " + cls.name : "request " + r.name) + ": selector #" +
+                   std::to_string(i) + ": CEL runtime error: " + o.error;
+        }
+        if (!o.matches) return false;
+      }
+    }
+    return true;
   }
   bool is_taken(std::size_t d) const {
     const Key k = key(d);
@@ -108,6 +133,7 @@ class DeviceSearch {
   std::size_t claims_ = 0;
   std::size_t steps_ = 0;
   bool feasible_ = true;
+  std::string error_;
 };
 
 }  // namespace
@@ -162,7 +188,10 @@ std::string dra_filter(const Session& ssn, const model::Task& task, const model:
     to_allocate.push_back(&claim);
   }
   if (to_allocate.empty()) return {};
-  if (!DeviceSearch(ssn, node, to_allocate).run()) return "cannot allocate DRA claims on node " + node.name;
+  DeviceSearch search(ssn, node, to_allocate);
+  if (!search.run()) {
+    return "cannot allocate DRA claims on node " + node.name + (search.error().empty() ? "" : ": " + search.error());
+  }
   return {};
 }
 
@@ -208,7 +237,7 @@ const std::vector<DraDevices::Reachable>& DraDevices::on(const model::Node& node
   if (added) {
     for (const model::DraSlice& s : state_.resource_slices) {
       if (!s.all_nodes && s.node != node.name) continue;
-      for (const std::string& d : s.devices) it->second.push_back({DraDevice{s.driver, s.pool, d}, !s.all_nodes});
+      for (const model::SliceDevice& d : s.devices) it->second.push_back({DraDevice{s.driver, s.pool, d.name}, &d, !s.all_nodes});
     }
   }
   return it->second;

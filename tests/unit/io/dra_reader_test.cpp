@@ -11,22 +11,56 @@ sim::io::Field doc(const std::string& text) { return {sim::io::parse_single_docu
 
 }  // namespace
 
-TEST_CASE("device classes: the driver clause of a selector is evaluated, the rest is reported", "[io][dra]") {
+TEST_CASE("device classes: selectors in kaisim's CEL are read, others reported and left out", "[io][dra]") {
   sim::Diagnostics d;
   const auto nvidia = sim::io::read_device_class(doc(R"(
 metadata: {name: gpu.nvidia.com}
 spec: {selectors: [{cel: {expression: "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'"}}]}
 )"), d);
-  REQUIRE(nvidia.driver.has_value());
-  CHECK(*nvidia.driver == "gpu.nvidia.com");
-  CHECK(d.warnings.size() == 1);
-  CHECK(nvidia.matches({"gpu.nvidia.com", "n0", "gpu-0"}));
-  CHECK_FALSE(nvidia.matches({"example.com", "n0", "x"}));
+  REQUIRE(nvidia.selectors.size() == 1);
+  CHECK(nvidia.selectors[0].root.kind == sim::model::CelNode::Kind::AND);
+  CHECK(d.warnings.empty());
+  const auto regex = sim::io::read_device_class(doc(R"y(
+metadata: {name: a100}
+spec: {selectors: [{cel: {expression: "device.attributes['gpu.nvidia.com'].productName.matches('A100')"}}]}
+)y"), d);
+  CHECK(regex.selectors.empty());
+  REQUIRE(d.warnings.size() == 1);
+  CHECK(d.warnings[0].find("matches() is not supported") != std::string::npos);
+  CHECK(d.warnings[0].find("dra.yaml:3") != std::string::npos);
   sim::Diagnostics none;
-  const auto any = sim::io::read_device_class(doc("metadata: {name: all}\n"), none);
-  CHECK_FALSE(any.driver.has_value());
-  CHECK(any.matches({"example.com", "n0", "x"}));
+  CHECK(sim::io::read_device_class(doc("metadata: {name: all}\n"), none).selectors.empty());
   CHECK(none.warnings.empty());
+}
+
+TEST_CASE("slices: device attributes and capacities, qualified by the driver's domain", "[io][dra]") {
+  sim::Diagnostics d;
+  const auto slice = sim::io::read_resource_slice(doc(R"(
+metadata: {name: n0-gpus}
+spec:
+  driver: gpu.nvidia.com
+  pool: {name: n0}
+  nodeName: n0
+  devices:
+    - name: gpu-0
+      attributes: {type: {string: gpu}, index: {int: 0}, driverVersion: {version: 550.54.15}, example.com/fast: {bool: true}}
+      capacity: {memory: {value: 40Gi}}
+    - name: mig-0
+      basic: {attributes: {type: {string: mig}}}
+)"), d);
+  REQUIRE(slice.devices.size() == 2);
+  const auto& gpu = slice.devices[0];
+  CHECK(gpu.attributes.at("gpu.nvidia.com/type").text == "gpu");
+  CHECK(gpu.attributes.at("gpu.nvidia.com/index").kind == sim::model::DeviceAttribute::Kind::INT);
+  CHECK(gpu.attributes.at("gpu.nvidia.com/driverVersion").kind == sim::model::DeviceAttribute::Kind::VERSION);
+  CHECK(gpu.attributes.at("example.com/fast").boolean);
+  CHECK(gpu.capacity.at("gpu.nvidia.com/memory") == 40LL * 1024 * 1024 * 1024 * 1000);
+  CHECK(slice.devices[1].attributes.at("gpu.nvidia.com/type").text == "mig");
+  CHECK_THROWS_AS(sim::io::read_resource_slice(doc(R"(
+metadata: {name: bad}
+spec: {driver: d, nodeName: n0, devices: [{name: x, capacity: {memory: {value: lots}}}]}
+)"), d),
+                  sim::InputError);
 }
 
 TEST_CASE("claims: v1 and v1beta1 requests, allocation with its node, consumers", "[io][dra]") {

@@ -143,7 +143,83 @@ TEST_CASE("the session's device index follows claims and keeps shared devices he
   // The node reaches its GPUs and its NIC, in slice order, all node-local.
   const auto& reachable = ssn.dra->on(ssn.state.nodes[sim::NodeId(0)]);
   REQUIRE(reachable.size() == 3);
-  CHECK(reachable[0].first.name == "gpu-0");
-  CHECK(reachable[2].first.name == "nic-0");
-  CHECK(reachable[2].second);
+  CHECK(reachable[0].device.name == "gpu-0");
+  CHECK(reachable[2].device.name == "nic-0");
+  CHECK(reachable[2].local);
+}
+
+TEST_CASE("selectors pick devices by attribute and capacity; a runtime error fails the node", "[sched][dra]") {
+  // One slice with a full GPU and a MIG device, as NVIDIA's DRA driver publishes them; the
+  // driver's own classes tell them apart by the type attribute.
+  const std::string text = R"(
+apiVersion: v1
+kind: Node
+metadata: {name: n0}
+status: {allocatable: {cpu: "16", memory: 64Gi, pods: "110"}}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu.nvidia.com}
+spec: {selectors: [{cel: {expression: "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'"}}]}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: mig.nvidia.com}
+spec: {selectors: [{cel: {expression: "device.attributes['gpu.nvidia.com'].type == 'mig'"}}]}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: brand.nvidia.com}
+spec: {selectors: [{cel: {expression: "device.attributes['gpu.nvidia.com'].brand == 'Nvidia'"}}]}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: gpus}
+spec:
+  driver: gpu.nvidia.com
+  pool: {name: n0}
+  nodeName: n0
+  devices:
+    - {name: mig-0, attributes: {type: {string: mig}}, capacity: {memory: {value: 10Gi}}}
+    - {name: gpu-0, attributes: {type: {string: gpu}, brand: {string: Nvidia}}, capacity: {memory: {value: 40Gi}}}
+)";
+  auto claim_with = [](const std::string& name, const std::string& cls, const std::string& extra) {
+    return "---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: " + name +
+           ", namespace: a, labels: {kai.scheduler/queue: q}}\nspec: {devices: {requests: [{name: r, exactly: {deviceClassName: " +
+           cls + ", count: 1" + extra + "}}]}}\n";
+  };
+  const std::string big = ", selectors: [{cel: {expression: \"device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('20Gi')) >= 0\"}}]";
+  sim::model::ClusterState state =
+      load(text + claim_with("whole", "gpu.nvidia.com", "") + claim_with("slice", "mig.nvidia.com", "") +
+           claim_with("large-mig", "mig.nvidia.com", big) + claim_with("branded", "brand.nvidia.com", "") +
+           pod("p-whole", {"whole"}) + pod("p-slice", {"slice"}) + pod("p-large-mig", {"large-mig"}) +
+           pod("p-branded", {"branded"}));
+  sim::sched::Session ssn(state);
+  const sim::model::Node& n0 = ssn.state.nodes[sim::NodeId(0)];
+  auto claim_named = [&](const std::string& name) -> const sim::model::ResourceClaim& {
+    for (const auto& c : ssn.state.claims) {
+      if (c.name == name) return c;
+    }
+    FAIL("no claim " << name);
+    return ssn.state.claims.front();
+  };
+  auto place = [&](const std::string& pod_name) {
+    const sim::TaskId t = task_named(state, pod_name);
+    ssn.state.tasks[t].node = sim::NodeId(0);
+    sim::sched::dra_allocate(ssn, t);
+  };
+  // The GPU class skips the MIG device listed first.
+  CHECK(sim::sched::dra_filter(ssn, ssn.state.tasks[task_named(state, "p-whole")], n0).empty());
+  place("p-whole");
+  REQUIRE(claim_named("whole").allocation.has_value());
+  CHECK(claim_named("whole").allocation->devices.front().name == "gpu-0");
+  // The MIG class takes the MIG device; a request for a MIG of 20 GiB or more finds none.
+  CHECK(sim::sched::dra_filter(ssn, ssn.state.tasks[task_named(state, "p-large-mig")], n0) ==
+        "cannot allocate DRA claims on node n0");
+  place("p-slice");
+  REQUIRE(claim_named("slice").allocation.has_value());
+  CHECK(claim_named("slice").allocation->devices.front().name == "mig-0");
+  // The MIG device has no brand attribute: a CEL runtime error, which fails the node.
+  CHECK(sim::sched::dra_filter(ssn, ssn.state.tasks[task_named(state, "p-branded")], n0) ==
+        "cannot allocate DRA claims on node n0: class brand.nvidia.com: selector #0: CEL runtime error: no such key: brand");
 }

@@ -4,10 +4,12 @@
 // placement: which devices a node offers, which a claim asks for and which it holds.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "sim/model/device_selector.hpp"
 #include "sim/model/placement_rules.hpp"
 
 namespace sim::model {
@@ -26,6 +28,23 @@ struct DraAllocation {
   bool operator==(const DraAllocation&) const = default;
 };
 
+/// A device attribute (DeviceAttribute: exactly one of int, bool, string, version).
+struct DeviceAttribute {
+  enum class Kind { INT, BOOL, STRING, VERSION };
+  Kind kind = Kind::STRING;
+  std::int64_t integer = 0;
+  bool boolean = false;
+  std::string text;  ///< string and version values
+};
+
+/// A device of a ResourceSlice with what selectors read of it. Attribute and capacity names are
+/// qualified, "domain/name"; a name without a domain has the slice's driver as its domain.
+struct SliceDevice {
+  std::string name;
+  std::map<std::string, DeviceAttribute> attributes;
+  std::map<std::string, std::int64_t> capacity;  ///< milli-units
+};
+
 /// A ResourceSlice: devices published by a driver for one node (or for every node).
 struct DraSlice {
   std::string name;
@@ -33,15 +52,14 @@ struct DraSlice {
   std::string pool;
   std::string node;        ///< spec.nodeName; empty when all_nodes
   bool all_nodes = false;  ///< spec.allNodes
-  std::vector<std::string> devices;
+  std::vector<SliceDevice> devices;
 };
 
-/// A DeviceClass. kaisim evaluates one CEL form of its selectors, `device.driver == "<name>"`
-/// (`driver`); a class without selectors matches every device.
+/// A DeviceClass: a device must match every selector (none: every device). Selectors kaisim
+/// cannot parse are reported when read and left out.
 struct DeviceClass {
   std::string name;
-  std::optional<std::string> driver;
-  bool matches(const DraDevice& d) const { return !driver || *driver == d.driver; }
+  std::vector<DeviceSelector> selectors;
 };
 
 /// One request of a claim (spec.devices.requests[].exactly).
@@ -50,6 +68,7 @@ struct DraRequest {
   std::string device_class;
   std::int64_t count = 1;  ///< ExactCount; ignored with all
   bool all = false;        ///< allocationMode All
+  std::vector<DeviceSelector> selectors;  ///< on top of the class's
 };
 
 /// A ResourceClaim with its allocation and consumers (the session's ledger of claims).

@@ -9,7 +9,6 @@
 #include <string>
 #include <tuple>
 #include <unordered_map>
-#include <utility>
 #include <vector>
 
 #include "sim/model/cluster.hpp"
@@ -19,8 +18,13 @@ namespace sim::sched {
 class DraDevices {
  public:
   using Key = std::tuple<std::string, std::string, std::string>;  ///< driver, pool, device
-  /// A device and whether it comes from a slice of the node itself (not an all-node slice).
-  using Reachable = std::pair<model::DraDevice, bool>;
+  /// A device, the slice entry selectors read, and whether it comes from a slice of the node itself
+  /// (not an all-node slice).
+  struct Reachable {
+    model::DraDevice device;
+    const model::SliceDevice* source;
+    bool local;
+  };
 
   /// GatherAllocatedState: the devices the claims of `state` hold.
   explicit DraDevices(const model::ClusterState& state);
