@@ -114,6 +114,33 @@ model::SliceDevice read_slice_device(const Field& d, const std::string& driver) 
   return device;
 }
 
+// The requests of a claim's spec: v1 nests each under `exactly`, v1beta1 has its fields on the
+// request itself.
+std::vector<model::DraRequest> read_claim_requests(const Field& spec, Diagnostics& diagnostics) {
+  std::vector<model::DraRequest> out;
+  for (const Field& r : spec.member("devices").member("requests").items()) {
+    const Field exact = r.member("exactly").is_null() ? r : r.member("exactly");
+    const std::string device_class = exact.member("deviceClassName").optional_string().value_or("");
+    if (device_class.empty()) {
+      diagnostics.warn(r.where(), r.path(), "a request without deviceClassName (firstAvailable) is not modelled; ignored");
+      continue;
+    }
+    model::DraRequest req;
+    req.name = r.member("name").optional_string().value_or("");
+    req.device_class = device_class;
+    req.all = exact.member("allocationMode").optional_string().value_or("ExactCount") == "All";
+    req.selectors = read_selectors(exact.member("selectors"), diagnostics);
+    const Field count = exact.member("count");
+    if (!count.is_null()) {
+      const std::optional<int> n = count.optional_int();
+      if (!n || *n < 1) count.fail("must be a whole number >= 1");
+      req.count = *n;
+    }
+    out.push_back(req);
+  }
+  return out;
+}
+
 }  // namespace
 
 model::DeviceClass read_device_class(const Field& obj, Diagnostics& diagnostics) {
@@ -154,33 +181,18 @@ model::ResourceClaim read_resource_claim(const Field& obj, Diagnostics& diagnost
     }
   }
   c.labels = model::Labels(std::move(labels));
-  for (const Field& r : obj.member("spec").member("devices").member("requests").items()) {
-    // v1 nests the request under `exactly`; v1beta1 has its fields on the request itself.
-    const Field exact = r.member("exactly").is_null() ? r : r.member("exactly");
-    const std::string device_class = exact.member("deviceClassName").optional_string().value_or("");
-    if (device_class.empty()) {
-      diagnostics.warn(r.where(), r.path(), "a request without deviceClassName (firstAvailable) is not modelled; ignored");
-      continue;
-    }
-    model::DraRequest req;
-    req.name = r.member("name").optional_string().value_or("");
-    req.device_class = device_class;
-    req.all = exact.member("allocationMode").optional_string().value_or("ExactCount") == "All";
-    req.selectors = read_selectors(exact.member("selectors"), diagnostics);
-    const Field count = exact.member("count");
-    if (!count.is_null()) {
-      const std::optional<int> n = count.optional_int();
-      if (!n || *n < 1) count.fail("must be a whole number >= 1");
-      req.count = *n;
-    }
-    c.requests.push_back(req);
-  }
+  c.requests = read_claim_requests(obj.member("spec"), diagnostics);
   const Field status = obj.member("status");
   if (!status.member("allocation").is_null()) c.allocation = read_allocation(status.member("allocation"), &diagnostics);
   for (const Field& consumer : status.member("reservedFor").items()) {
     c.reserved_for.push_back(consumer.member("uid").optional_string().value_or(""));
   }
   return c;
+}
+
+void check_claim_template(const Field& obj, Diagnostics& diagnostics) {
+  (void)required_name(obj);
+  (void)read_claim_requests(obj.member("spec").member("spec"), diagnostics);
 }
 
 std::vector<PodClaimRef> read_pod_claims(const Field& pod) {

@@ -13,8 +13,7 @@
 
 namespace sim::io {
 
-/// A DeviceClass. Of its CEL selectors kaisim evaluates the clause `device.driver == "<name>"`
-/// (alone or in an && conjunction); other clauses are not evaluated (a warning says so).
+/// A DeviceClass with the CEL selectors kaisim evaluates (a warning names each one left out).
 model::DeviceClass read_device_class(const Field& obj, Diagnostics& diagnostics);
 
 /// A ResourceSlice. One offered through a node selector counts on no node (a warning says so).
@@ -22,6 +21,10 @@ model::DraSlice read_resource_slice(const Field& obj, Diagnostics& diagnostics);
 
 /// A ResourceClaim with its status (allocation, node, consumers).
 model::ResourceClaim read_resource_claim(const Field& obj, Diagnostics& diagnostics);
+
+/// A ResourceClaimTemplate's claim (spec.spec), checked as a claim's spec: the scheduler never
+/// reads templates, the replay's claim controller makes claims of them.
+void check_claim_template(const Field& obj, Diagnostics& diagnostics);
 
 /// A pod's spec.resourceClaims entry: its name and the claim it names (resourceClaimName, or for
 /// a template the name the pod's status.resourceClaimStatuses gives; empty when not created yet).

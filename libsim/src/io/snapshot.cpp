@@ -31,7 +31,7 @@ constexpr std::string_view kReservationNamespace = "kai-resource-reservation";
 
 struct Objects {
   std::vector<Field> nodes, pods, queues, pod_groups, bind_requests, priority_classes, topologies,
-      node_resource_topologies, device_classes, resource_slices, resource_claims;
+      node_resource_topologies, device_classes, resource_slices, resource_claims, claim_templates;
   std::vector<std::pair<Field, Field>> scheduler_configs;  // a KAI snapshot's config, schedulerParams
 };
 
@@ -65,6 +65,8 @@ void add_by_kind(const Field& obj, Objects& out, Diagnostics& diagnostics) {
     out.resource_slices.push_back(obj);
   } else if (kind == "ResourceClaim") {
     out.resource_claims.push_back(obj);
+  } else if (kind == "ResourceClaimTemplate") {
+    out.claim_templates.push_back(obj);
   } else {
     diagnostics.warn(obj.where(), obj.path(), "kind \"" + kind + "\" is not used by the scheduler, skipped");
   }
@@ -816,6 +818,7 @@ void parse_into(const Objects& objects, ParsedObjects& out, Diagnostics& diagnos
   for (const Field& f : objects.device_classes) out.device_classes.push_back(read_device_class(f, diagnostics));
   for (const Field& f : objects.resource_slices) out.resource_slices.push_back(read_resource_slice(f, diagnostics));
   for (const Field& f : objects.resource_claims) out.resource_claims.push_back(read_resource_claim(f, diagnostics));
+  for (const Field& f : objects.claim_templates) check_claim_template(f, diagnostics);
   for (const Field& f : objects.node_resource_topologies) {
     if (auto numa = read_node_resource_topology(f)) out.numa.push_back(std::move(*numa));
   }

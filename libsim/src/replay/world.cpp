@@ -68,6 +68,7 @@ void World::drop(const std::string& key) {
   if (it == objects_.end()) return;
   order_.erase(position(order_, key));
   objects_.erase(it);
+  drop_generated_claims(key);
   // A timer must not outlive its pod: a later pod of the same name would inherit it.
   for (Timers* timers : {&terminating_, &binding_, &completing_, &taint_evictions_}) timers->erase(key);
   taint_since_.erase(key);
@@ -81,7 +82,8 @@ YAML::Node World::edit(Object& obj) {
 
 std::string World::key_of(const YAML::Node& doc) const {
   const std::string kind = str(doc, "kind");
-  const bool namespaced = kind == "Pod" || kind == "PodGroup" || kind == "BindRequest" || kind == "ResourceClaim";
+  const bool namespaced = kind == "Pod" || kind == "PodGroup" || kind == "BindRequest" || kind == "ResourceClaim" ||
+                          kind == "ResourceClaimTemplate";
   std::string ns = str(doc, "metadata", "namespace");
   if (namespaced && ns.empty()) ns = "default";
   return kind + "/" + (namespaced ? ns : "") + "/" + str(doc, "metadata", "name");
@@ -126,16 +128,23 @@ double World::requested_gpus(const YAML::Node& pod) const {
   return total + claim_gpus(pod);
 }
 
-// The GPU devices the pod's named DRA claims ask for (countGPUDevicesFromClaim), as the scheduler
-// counts them.
+// The GPU devices the pod's DRA claims ask for (countGPUDevicesFromClaim), as the scheduler counts
+// them: claims it names, and those the claim controller made from templates for it.
 double World::claim_gpus(const YAML::Node& pod) const {
   const YAML::Node spec = pod["spec"];
   if (!spec.IsDefined() || !spec.IsMap() || !spec["resourceClaims"].IsDefined() || !spec["resourceClaims"].IsSequence()) return 0;
   double total = 0;
   const std::string ns = str(pod, "metadata", "namespace").empty() ? "default" : str(pod, "metadata", "namespace");
-  for (const YAML::Node& ref : spec["resourceClaims"]) {
-    if (!ref.IsMap() || !ref["resourceClaimName"].IsDefined() || !ref["resourceClaimName"].IsScalar()) continue;
-    auto claim = objects_.find("ResourceClaim/" + ns + "/" + ref["resourceClaimName"].Scalar());
+  std::vector<std::string> names;
+  for (const YAML::Node& ref : spec["resourceClaims"]) names.push_back(str(ref, "resourceClaimName"));
+  const YAML::Node status = pod["status"];
+  const YAML::Node statuses = status.IsDefined() && status.IsMap() ? status["resourceClaimStatuses"] : YAML::Node();
+  if (statuses.IsDefined() && statuses.IsSequence()) {
+    for (const YAML::Node& st : statuses) names.push_back(str(st, "resourceClaimName"));
+  }
+  for (const std::string& name : names) {
+    if (name.empty()) continue;
+    auto claim = objects_.find("ResourceClaim/" + ns + "/" + name);
     if (claim == objects_.end()) continue;
     const YAML::Node devices = claim->second.doc["spec"].IsMap() ? claim->second.doc["spec"]["devices"] : YAML::Node();
     if (!devices.IsDefined() || !devices.IsMap() || !devices["requests"].IsDefined() || !devices["requests"].IsSequence()) continue;
@@ -190,11 +199,15 @@ void World::apply(const Manifest& m, std::int64_t now_ms, std::vector<PodEvent>&
     if (is_kai_pod(doc) && str(doc["metadata"], "annotations", "pod-group-name").empty()) {
       group_bare_pod(doc, m.file, now_ms);
     }
-    events.push_back({now_ms, "submit", str(doc, "metadata", "namespace") + "/" + str(doc, "metadata", "name"),
-                      queue_of(doc), "", "", "", requested_gpus(doc)});
   }
   put(key, Object{doc, std::make_shared<const std::string>(m.file)});
   if (kind == "Node") node_condition_changed(str(doc, "metadata", "name"), doc, now_ms, events);
+  if (kind == "Pod") {
+    claims_from_templates(key, now_ms);  // before the event, which counts the claims' GPUs
+    events.push_back({now_ms, "submit", str(doc, "metadata", "namespace") + "/" + str(doc, "metadata", "name"),
+                      queue_of(doc), "", "", "", requested_gpus(doc)});
+  }
+  if (kind == "ResourceClaimTemplate") template_applied(str(doc, "metadata", "namespace"), now_ms);
   // A pod applied with spec.nodeName needs no scheduler: the kubelet starts it.
   if (kind == "Pod" && !str(doc, "spec", "nodeName").empty()) {
     if (str(doc, "status", "phase") == "Pending") mark_running(key, now_ms);
@@ -237,9 +250,10 @@ void World::start_termination(const std::string& key, std::int64_t now_ms, std::
   if (phase != "Running" && str(doc, "spec", "nodeName").empty()) {
     // Never started: the API server removes it at once.
     binding_.erase(key);
+    const double gpus = requested_gpus(doc);  // before drop() takes the claims made for the pod
     drop(key);
     gone_[pod] = "Deleted";
-    events.push_back({now_ms, "gone", pod, queue_of(doc), "", "", "", requested_gpus(doc)});
+    events.push_back({now_ms, "gone", pod, queue_of(doc), "", "", "", gpus});
     return;
   }
   doc["metadata"]["deletionTimestamp"] = format_time(now_ms);
@@ -251,7 +265,8 @@ void World::start_termination(const std::string& key, std::int64_t now_ms, std::
 }
 
 void World::remove(const ObjectRef& ref, std::int64_t now_ms, std::vector<PodEvent>& events) {
-  const bool namespaced = ref.kind == "Pod" || ref.kind == "PodGroup" || ref.kind == "ResourceClaim";
+  const bool namespaced = ref.kind == "Pod" || ref.kind == "PodGroup" || ref.kind == "ResourceClaim" ||
+                          ref.kind == "ResourceClaimTemplate";
   const std::string key = ref.kind + "/" + (namespaced ? ref.ns : "") + "/" + ref.name;
   auto it = objects_.find(key);
   if (it == objects_.end()) return;
@@ -308,12 +323,12 @@ void World::advance(std::int64_t now_ms, std::vector<PodEvent>& events) {
     auto found = objects_.find(key);
     if (found == objects_.end()) continue;  // deleted meanwhile: nothing left to complete
     const Object obj = found->second;
+    const double gpus = requested_gpus(obj.doc);  // before drop() takes the claims made for the pod
     drop(key);
     const std::string ns = str(obj.doc, "metadata", "namespace");
     const std::string name = str(obj.doc, "metadata", "name");
     gone_[ns + "/" + name] = "Succeeded";
-    events.push_back({now_ms, "complete", ns + "/" + name, queue_of(obj.doc), str(obj.doc, "spec", "nodeName"), "", "",
-                      requested_gpus(obj.doc)});
+    events.push_back({now_ms, "complete", ns + "/" + name, queue_of(obj.doc), str(obj.doc, "spec", "nodeName"), "", "", gpus});
     const std::string group = str(obj.doc["metadata"], "annotations", "pod-group-name");
     if (group.rfind("pg-" + name + "-", 0) == 0) drop("PodGroup/" + ns + "/" + group);
   }
@@ -321,13 +336,14 @@ void World::advance(std::int64_t now_ms, std::vector<PodEvent>& events) {
   for (const auto& [key, at] : terminating_.take_due(now_ms)) {
     ++version_;
     Object obj = objects_.at(key);
+    const double gpus = requested_gpus(obj.doc);  // before drop() takes the claims made for the pod
     drop(key);
     const std::string ns = str(obj.doc, "metadata", "namespace");
     const std::string name = str(obj.doc, "metadata", "name");
     const std::string pod = ns + "/" + name;
     const std::string group = str(obj.doc["metadata"], "annotations", "pod-group-name");
     const bool owned = obj.doc["metadata"]["ownerReferences"].IsDefined() && obj.doc["metadata"]["ownerReferences"].size() > 0;
-    events.push_back({now_ms, "gone", pod, queue_of(obj.doc), "", "", "", requested_gpus(obj.doc)});
+    events.push_back({now_ms, "gone", pod, queue_of(obj.doc), "", "", "", gpus});
     if (!owned) {
       gone_[pod] = "Deleted";
       // The pod-grouper's PodGroup is owned by the bare pod: garbage-collected with it.
@@ -350,41 +366,9 @@ void World::advance(std::int64_t now_ms, std::vector<PodEvent>& events) {
       fresh["metadata"]["annotations"].remove("kai.scheduler/numa-placement-predicted");
     }
     put(key_of(fresh), Object{fresh, obj.file});
+    claims_from_templates(key_of(fresh), now_ms);
     events.push_back({now_ms, "recreate", ns + "/" + str(fresh, "metadata", "name"), queue_of(fresh), "", "", "",
                       requested_gpus(fresh)});
-  }
-}
-
-// Kubernetes' resourceclaim controller: a claim stops being reserved for pods that are gone, and
-// one reserved for nobody is deallocated.
-void World::release_claims() {
-  auto claims = objects_.lower_bound("ResourceClaim/");
-  if (claims == objects_.end() || claims->first.rfind("ResourceClaim/", 0) != 0) return;
-  std::set<std::string> live;  // uids of pods that hold resources, as the snapshot reader names them
-  for (auto it = objects_.lower_bound("Pod/"); it != objects_.end() && it->first.rfind("Pod/", 0) == 0; ++it) {
-    const YAML::Node& pod = it->second.doc;
-    if (str(pod, "status", "phase") == "Succeeded" || str(pod, "status", "phase") == "Failed") continue;
-    const std::string uid = str(pod, "metadata", "uid");
-    live.insert(uid.empty() ? str(pod, "metadata", "namespace") + "-" + str(pod, "metadata", "name") : uid);
-  }
-  auto consumer_uid = [](const YAML::Node& r) {
-    return r.IsMap() && r["uid"].IsDefined() && r["uid"].IsScalar() ? r["uid"].Scalar() : std::string();
-  };
-  for (auto it = claims; it != objects_.end() && it->first.rfind("ResourceClaim/", 0) == 0; ++it) {
-    const YAML::Node status = it->second.doc["status"];
-    if (!status.IsDefined() || !status.IsMap() || !status["reservedFor"].IsDefined()) continue;
-    const YAML::Node reserved = status["reservedFor"];
-    if (!reserved.IsSequence()) continue;
-    std::size_t kept = 0;
-    for (const YAML::Node& r : reserved) kept += live.contains(consumer_uid(r)) ? 1U : 0U;
-    if (kept == reserved.size()) continue;  // every consumer is there (or none was ever listed)
-    YAML::Node doc = edit(it->second);
-    YAML::Node fresh(YAML::NodeType::Sequence);
-    for (const YAML::Node& r : reserved) {
-      if (live.contains(consumer_uid(r))) fresh.push_back(YAML::Clone(r));
-    }
-    doc["status"]["reservedFor"] = fresh;
-    if (kept == 0) doc["status"].remove("allocation");  // the last consumer went away
   }
 }
 

@@ -97,6 +97,12 @@ class World {
   void evict_for_taints(std::int64_t now_ms, std::vector<PodEvent>& events);
   void evict_for_taint(const std::string& key, std::int64_t now_ms, std::vector<PodEvent>& events);
   void start_termination(const std::string& key, std::int64_t now_ms, std::vector<PodEvent>& events);
+  // The resourceclaim controller (claim_controller.cpp): claims made from templates for a new pod,
+  // or for the pods of a namespace once a template arrives; deleted with their pod; reservations
+  // of pods that are gone released.
+  void claims_from_templates(const std::string& pod_key, std::int64_t now_ms);
+  void template_applied(const std::string& ns, std::int64_t now_ms);
+  void drop_generated_claims(const std::string& pod_key);
   void release_claims();
   void record_claims(const model::ClusterState& state, const model::Task& bound);
 
@@ -113,6 +119,7 @@ class World {
   std::map<std::string, int> recreated_;             // controller-owned pods recreated so far
   std::map<std::string, std::string> gone_;          // pods deleted for good -> "Deleted"
   std::uint64_t next_uid_ = 0;
+  std::map<std::string, std::vector<std::string>> generated_claims_;  // pod key -> claims made from templates
   model::ClusterState spare_state_;
   /// Each job's last-start and stale marks as the last snapshot read them from its PodGroup.
   std::vector<std::pair<std::optional<std::int64_t>, std::optional<std::int64_t>>> snapshot_marks_;

@@ -113,3 +113,21 @@ status:
   CHECK(refs[1].from_template);
   CHECK(refs[2].claim.empty());  // not created yet
 }
+
+TEST_CASE("claim templates: their claim spec is checked as a claim's", "[io][dra]") {
+  sim::Diagnostics d;
+  sim::io::check_claim_template(doc(R"(
+metadata: {name: one-gpu, namespace: a}
+spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.nvidia.com, count: 1}}]}}}
+)"), d);
+  CHECK(d.warnings.empty());
+  try {
+    sim::io::check_claim_template(doc(R"(
+metadata: {name: none, namespace: a}
+spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.nvidia.com, count: 0}}]}}}
+)"), d);
+    FAIL("a count of 0 was accepted");
+  } catch (const sim::InputError& e) {
+    CHECK(std::string(e.what()).find("spec.spec.devices.requests[0].exactly.count") != std::string::npos);
+  }
+}
