@@ -40,9 +40,12 @@ void World::claims_from_templates(const std::string& pod_key, std::int64_t now_m
   const YAML::Node status = pod["status"];
   const YAML::Node statuses = status.IsDefined() && status.IsMap() ? status["resourceClaimStatuses"] : YAML::Node();
   if (statuses.IsDefined() && statuses.IsSequence()) {
-    for (const YAML::Node& st : statuses) made.insert(str(st, "name"));
+    for (const YAML::Node& st : statuses) {
+      if (st.IsMap()) made.insert(str(st, "name"));  // a scalar's subscript throws
+    }
   }
   for (const YAML::Node& ref : spec["resourceClaims"]) {
+    if (!ref.IsMap()) continue;
     const std::string entry = str(ref, "name");
     const std::string template_name = str(ref, "resourceClaimTemplateName");
     if (template_name.empty() || made.contains(entry)) continue;

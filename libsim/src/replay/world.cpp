@@ -136,11 +136,15 @@ double World::claim_gpus(const YAML::Node& pod) const {
   double total = 0;
   const std::string ns = str(pod, "metadata", "namespace").empty() ? "default" : str(pod, "metadata", "namespace");
   std::vector<std::string> names;
-  for (const YAML::Node& ref : spec["resourceClaims"]) names.push_back(str(ref, "resourceClaimName"));
+  for (const YAML::Node& ref : spec["resourceClaims"]) {
+    if (ref.IsMap()) names.push_back(str(ref, "resourceClaimName"));  // a scalar's subscript throws
+  }
   const YAML::Node status = pod["status"];
   const YAML::Node statuses = status.IsDefined() && status.IsMap() ? status["resourceClaimStatuses"] : YAML::Node();
   if (statuses.IsDefined() && statuses.IsSequence()) {
-    for (const YAML::Node& st : statuses) names.push_back(str(st, "resourceClaimName"));
+    for (const YAML::Node& st : statuses) {
+      if (st.IsMap()) names.push_back(str(st, "resourceClaimName"));
+    }
   }
   for (const std::string& name : names) {
     if (name.empty()) continue;
