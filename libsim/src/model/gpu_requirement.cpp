@@ -9,10 +9,11 @@ namespace {
 constexpr double kRoundingFactor = 100;  // portions are whole percent
 constexpr double kMinGpus = 0.01;
 
-// getExtendedResourceGpus
+// getExtendedResourceGpus: whole percent times the count. In doubles, which hold the product
+// exactly for every real request (below 2^53) and cannot overflow for absurd ones.
 double extended_resource_gpus(double portion, std::int64_t count) {
-  const auto percent = static_cast<std::int64_t>(std::round(portion * kRoundingFactor));
-  return static_cast<double>(percent * count) / kRoundingFactor;
+  const double percent = std::round(portion * kRoundingFactor);
+  return percent * static_cast<double>(count) / kRoundingFactor;
 }
 
 }  // namespace
