@@ -135,7 +135,7 @@ void add_dra(const json& dra, model::ClusterState& state) {
     claim.name = cl.at("name").get<std::string>();
     claim.ns = cl.at("namespace").get<std::string>();
     claim.labels = model::Labels(cl.value("labels", json::object()).get<model::Labels::Map>());
-    claim.requests.push_back({"request", cl.at("device_class").get<std::string>(), cl.at("count").get<std::int64_t>(), false, {}});
+    claim.requests.push_back({"request", cl.at("device_class").get<std::string>(), cl.at("count").get<std::int64_t>(), false, {}, false, {}});
     if (cl.contains("status")) {
       const json& st = cl.at("status");
       if (st.contains("allocation") && !st.at("allocation").is_null()) {

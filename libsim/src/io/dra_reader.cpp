@@ -120,14 +120,24 @@ std::vector<model::DraRequest> read_claim_requests(const Field& spec, Diagnostic
   std::vector<model::DraRequest> out;
   for (const Field& r : spec.member("devices").member("requests").items()) {
     const Field exact = r.member("exactly").is_null() ? r : r.member("exactly");
-    const std::string device_class = exact.member("deviceClassName").optional_string().value_or("");
-    if (device_class.empty()) {
-      diagnostics.warn(r.where(), r.path(), "a request without deviceClassName (firstAvailable) is not modelled; ignored");
-      continue;
-    }
     model::DraRequest req;
     req.name = r.member("name").optional_string().value_or("");
-    req.device_class = device_class;
+    req.device_class = exact.member("deviceClassName").optional_string().value_or("");
+    // KAI v0.16.4 builds the structured allocator with structured.Features{}: these requests fail
+    // every allocation (allocator_stable.go validateDeviceRequest and Allocate).
+    req.first_available = !r.member("firstAvailable").is_null();
+    if (req.first_available) {
+      req.refused = "has subrequests, but the DRAPrioritizedList feature is disabled";
+    } else if (!exact.member("adminAccess").is_null()) {
+      req.refused = "admin access is requested, but the feature is disabled";
+    } else if (req.device_class.empty()) {
+      req.refused = "missing device class name (unsupported request type?)";
+    }
+    if (!req.refused.empty()) {
+      diagnostics.warn(r.where(), r.path(), "KAI's allocator refuses this request (" + req.refused + "): the claim is never allocated");
+      out.push_back(req);
+      continue;
+    }
     req.all = exact.member("allocationMode").optional_string().value_or("ExactCount") == "All";
     req.selectors = read_selectors(exact.member("selectors"), diagnostics);
     const Field count = exact.member("count");

@@ -35,6 +35,11 @@ class DeviceSearch {
       : devices_(*ssn.dra), reachable_(ssn.dra->on(node)) {
     for (std::size_t c = 0; c < claims.size(); ++c) {
       for (const model::DraRequest& r : claims[c]->requests) {
+        if (!r.refused.empty()) {
+          error_ = "claim " + claims[c]->ns + "/" + claims[c]->name + ", request " + r.name + ": " + r.refused;
+          feasible_ = false;
+          return;
+        }
         const model::DeviceClass* cls = find_class(ssn, r.device_class);
         if (!cls) {
           feasible_ = false;
@@ -165,6 +170,7 @@ std::string dra_pre_filter(const Session& ssn, const model::Task& task) {
     }
     if (claim.allocation) continue;
     for (const model::DraRequest& r : claim.requests) {
+      if (r.first_available) continue;  // only `exactly` requests name a class here
       if (!find_class(ssn, r.device_class)) {
         return "device class " + r.device_class + " does not exist for claim " + task.ns + "/" + claim.name +
                " request " + r.name;

@@ -223,3 +223,26 @@ spec:
   CHECK(sim::sched::dra_filter(ssn, ssn.state.tasks[task_named(state, "p-branded")], n0) ==
         "cannot allocate DRA claims on node n0: class brand.nvidia.com: selector #0: CEL runtime error: no such key: brand");
 }
+
+TEST_CASE("requests KAI's allocator refuses (its optional DRA features are off) fail every node", "[sched][dra]") {
+  // firstAvailable needs DRAPrioritizedList and adminAccess its own feature; KAI v0.16.4 builds
+  // the structured allocator with neither. The pre-filter still passes: it only checks the
+  // classes of `exactly` requests.
+  const std::string prioritized = "---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: either, namespace: a}\n"
+                                  "spec: {devices: {requests: [{name: r, firstAvailable: [{name: big, deviceClassName: gpu.nvidia.com, count: 2}, "
+                                  "{name: small, deviceClassName: gpu.nvidia.com, count: 1}]}]}}\n";
+  sim::model::ClusterState state = load(cluster(prioritized + claim("admin", "gpu.nvidia.com", "count: 1, adminAccess: true"),
+                                                pod("p", {"either"}) + pod("q", {"admin"})));
+  sim::sched::Session ssn(state);
+  const sim::model::Node& n0 = ssn.state.nodes[sim::NodeId(0)];
+  const sim::model::Task& p = ssn.state.tasks[task_named(state, "p")];
+  const sim::model::Task& q = ssn.state.tasks[task_named(state, "q")];
+  CHECK(sim::sched::dra_pre_filter(ssn, p).empty());
+  CHECK(sim::sched::dra_filter(ssn, p, n0) ==
+        "cannot allocate DRA claims on node n0: claim a/either, request r: has subrequests, but the DRAPrioritizedList feature is disabled");
+  CHECK(sim::sched::dra_filter(ssn, q, n0) ==
+        "cannot allocate DRA claims on node n0: claim a/admin, request r: admin access is requested, but the feature is disabled");
+  // countGPUDevicesFromClaim counts only `exactly` requests.
+  CHECK(p.gpu.dra == 0);
+  CHECK(q.gpu.dra == 1);
+}

@@ -69,6 +69,10 @@ struct DraRequest {
   std::int64_t count = 1;  ///< ExactCount; ignored with all
   bool all = false;        ///< allocationMode All
   std::vector<DeviceSelector> selectors;  ///< on top of the class's
+  bool first_available = false;           ///< a list of subrequests instead of `exactly`
+  /// Why the allocator refuses the request (KAI runs it with every optional DRA feature off:
+  /// `firstAvailable`, admin access); empty when it does not.
+  std::string refused;
 };
 
 /// A ResourceClaim with its allocation and consumers (the session's ledger of claims).
