@@ -14,6 +14,9 @@ from .scenario import Scenario
 
 Number = Union[int, float]
 
+# Kinds the replay keeps per namespace ("default" when a manifest gives none).
+_NAMESPACED = {"Pod", "PodGroup", "BindRequest", "ResourceClaim", "ResourceClaimTemplate"}
+
 class ScenarioBuilder:
     """Collects manifests and steps; ``build()`` gives a :class:`kaisim.Scenario`.
 
@@ -132,14 +135,25 @@ class ScenarioBuilder:
                          **({"annotations": annotations} if annotations else {})},
             "spec": {"schedulerName": "kai-scheduler", "priorityClassName": priority_class, "containers": [container]},
         }
-        if _seconds(at) == 0:
-            self._manifests.append(manifest)
-        else:
-            self._step(at)["apply"].append(manifest)
+        return self.manifest(manifest, at=at, delete_at=delete_at)
+
+    def manifest(self, obj: dict[str, Any], *, at: Union[str, Number] = 0,
+                 delete_at: Union[str, Number, None] = None) -> "ScenarioBuilder":
+        """Any Kubernetes object as a manifest file holds it (a DeviceClass, ResourceSlice,
+        ResourceClaimTemplate, PriorityClass, Pod with DRA claims, ...), applied at ``at`` and
+        deleted at ``delete_at``. The C++ loader checks its fields as it checks a file's."""
+        name = obj.get("metadata", {}).get("name") if isinstance(obj, dict) else None
+        if not isinstance(obj, dict) or not obj.get("kind") or not name:
+            raise ValueError("manifest: give a dict with kind and metadata.name")
+        self._apply(copy.deepcopy(obj), at)
         if delete_at is not None:
             if _seconds(delete_at) <= _seconds(at):
-                raise ValueError(f"pod {name}: delete_at must be after at")
-            self._step(delete_at)["delete"].append({"kind": "Pod", "namespace": namespace, "name": name})
+                raise ValueError(f"{obj['kind']} {name}: delete_at must be after at")
+            ref = {"kind": obj["kind"]}
+            if "namespace" in obj["metadata"] or obj["kind"] in _NAMESPACED:
+                ref["namespace"] = obj["metadata"].get("namespace", "default")
+            ref["name"] = name
+            self._step(delete_at)["delete"].append(ref)
         return self
 
     def topology(self, name: str, levels: list[str]) -> "ScenarioBuilder":
@@ -175,10 +189,7 @@ class ScenarioBuilder:
             spec["topologyConstraint"] = constraint
         group = {"apiVersion": "scheduling.run.ai/v2alpha2", "kind": "PodGroup",
                  "metadata": {"name": name, "namespace": namespace}, "spec": spec}
-        if _seconds(at) == 0:
-            self._manifests.append(group)
-        else:
-            self._step(at)["apply"].append(group)
+        self._apply(group, at)
         for i in range(pods):
             self.pod(f"{name}-{i}", queue=queue, at=at, gpus=gpus, gpu_fraction=gpu_fraction,
                      priority_class=priority_class, namespace=namespace, delete_at=delete_at, cpu=cpu, memory=memory)
@@ -231,6 +242,13 @@ class ScenarioBuilder:
 
     def _step(self, at: Union[str, Number]) -> dict[str, Any]:
         return self._steps.setdefault(_seconds(at), {"apply": [], "delete": []})
+
+    def _apply(self, obj: dict[str, Any], at: Union[str, Number]) -> None:
+        """Objects of time 0 go to the scenario's manifests, later ones to the step at ``at``."""
+        if _seconds(at) == 0:
+            self._manifests.append(obj)
+        else:
+            self._step(at)["apply"].append(obj)
 
 
 def _seconds(value: Union[str, Number]) -> int:

@@ -111,3 +111,34 @@ def test_a_gang_level_needs_a_topology_and_the_reverse():
         kaisim.ScenarioBuilder("x").gang("g", queue="t", pods=2, required_level="rack")
     with pytest.raises(ValueError):
         kaisim.ScenarioBuilder("x").gang("g", queue="t", pods=2, topology="dc")
+
+
+def test_any_manifest_goes_in_dra_gpus_from_a_claim_template():
+    b = kaisim.ScenarioBuilder("dra", duration="3m").node_pool("dra", count=1, gpus_per_node=0)
+    b.queue("team", gpu_quota=1)
+    b.manifest({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu.nvidia.com"},
+                "spec": {"selectors": [{"cel": {"expression": "device.attributes['gpu.nvidia.com'].type == 'gpu'"}}]}})
+    b.manifest({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "dra-0-gpus"},
+                "spec": {"driver": "gpu.nvidia.com", "pool": {"name": "dra-0"}, "nodeName": "dra-0",
+                         "devices": [{"name": "gpu-0", "attributes": {"type": {"string": "gpu"}}},
+                                     {"name": "mig-0", "attributes": {"type": {"string": "mig"}}}]}})
+    b.manifest({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+                "metadata": {"name": "one-gpu", "namespace": "default"},
+                "spec": {"spec": {"devices": {"requests": [
+                    {"name": "gpu", "exactly": {"deviceClassName": "gpu.nvidia.com", "count": 1}}]}}}})
+    for i, (at, delete_at) in enumerate([(0, "60s"), ("10s", None)]):
+        b.manifest({"apiVersion": "v1", "kind": "Pod",
+                    "metadata": {"name": f"p{i}", "namespace": "default", "labels": {"kai.scheduler/queue": "team"}},
+                    "spec": {"schedulerName": "kai-scheduler",
+                             "resourceClaims": [{"name": "gpu", "resourceClaimTemplateName": "one-gpu"}],
+                             "containers": [{"name": "main", "image": "x", "resources": {"claims": [{"name": "gpu"}]}}]}},
+                   at=at, delete_at=delete_at)
+    # One device is a MIG: the class leaves it out, so p1 waits for p0's GPU.
+    b.expect("20s", pods={"default/p0": "Running", "default/p1": "Pending"}, queues={"team": 1})
+    b.expect("120s", pods={"default/p0": "Deleted", "default/p1": "Running"}, queues={"team": 1})
+    result = kaisim.replay(b.build(), check=True)
+    assert result.expectations_checked == 6
+    binds = result.events[result.events["type"] == "bind"]
+    assert list(binds["pod"]) == ["default/p0", "default/p1"]
+    with pytest.raises(ValueError, match="kind and metadata.name"):
+        b.manifest({"kind": "Pod"})
