@@ -23,6 +23,12 @@ double event_gpus(const model::Task& t) {
 
 bool is_kai_pod(const YAML::Node& doc) { return str(doc, "spec", "schedulerName") == "kai-scheduler"; }
 
+// Kinds kept per namespace ("default" when a manifest gives none); the rest are cluster-wide.
+bool namespaced_kind(const std::string& kind) {
+  return kind == "Pod" || kind == "PodGroup" || kind == "BindRequest" || kind == "ResourceClaim" ||
+         kind == "ResourceClaimTemplate";
+}
+
 }  // namespace
 
 std::string format_time(std::int64_t ms) {
@@ -82,8 +88,7 @@ YAML::Node World::edit(Object& obj) {
 
 std::string World::key_of(const YAML::Node& doc) const {
   const std::string kind = str(doc, "kind");
-  const bool namespaced = kind == "Pod" || kind == "PodGroup" || kind == "BindRequest" || kind == "ResourceClaim" ||
-                          kind == "ResourceClaimTemplate";
+  const bool namespaced = namespaced_kind(kind);
   std::string ns = str(doc, "metadata", "namespace");
   if (namespaced && ns.empty()) ns = "default";
   return kind + "/" + (namespaced ? ns : "") + "/" + str(doc, "metadata", "name");
@@ -269,8 +274,7 @@ void World::start_termination(const std::string& key, std::int64_t now_ms, std::
 }
 
 void World::remove(const ObjectRef& ref, std::int64_t now_ms, std::vector<PodEvent>& events) {
-  const bool namespaced = ref.kind == "Pod" || ref.kind == "PodGroup" || ref.kind == "ResourceClaim" ||
-                          ref.kind == "ResourceClaimTemplate";
+  const bool namespaced = namespaced_kind(ref.kind);
   const std::string key = ref.kind + "/" + (namespaced ? ref.ns : "") + "/" + ref.name;
   auto it = objects_.find(key);
   if (it == objects_.end()) return;
