@@ -249,11 +249,15 @@ const std::vector<DraDevices::Reachable>& DraDevices::on(const model::Node& node
   return it->second;
 }
 
-DraDevices::DraDevices(const model::ClusterState& state) : state_(state) {
+DraDevices::DraDevices(const model::ClusterState& state) : state_(state), held_(count_held(state)) {}
+
+std::map<DraDevices::Key, int> DraDevices::count_held(const model::ClusterState& state) {
+  std::map<Key, int> held;
   for (const ResourceClaim& c : state.claims) {
     if (!c.allocation) continue;
-    for (const DraDevice& d : c.allocation->devices) ++held_[{d.driver, d.pool, d.name}];
+    for (const DraDevice& d : c.allocation->devices) ++held[{d.driver, d.pool, d.name}];
   }
+  return held;
 }
 
 void DraDevices::set_allocation(ResourceClaim& claim, std::optional<model::DraAllocation> allocation) {

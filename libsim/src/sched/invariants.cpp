@@ -77,6 +77,9 @@ std::vector<std::string> InvariantChecker::violations(const Session& ssn) const 
     const ResourceVec amount = Session::quantify_accepted(t);
     for (QueueId q = job.queue; q.valid(); q = state.queue_tree.parent(q)) sums[q] += amount;
   }
+  if (ssn.dra && ssn.dra->held_counts() != DraDevices::count_held(state)) {
+    out.push_back("DRA: the session's held devices differ from those its claims' allocations name");
+  }
   for (std::size_t i = 0; i < sums.size(); ++i) {
     const QueueId q(static_cast<QueueId::value_type>(i));
     for (Resource r : kQuotaResources) {

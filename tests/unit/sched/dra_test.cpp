@@ -7,6 +7,7 @@
 
 #include "sched/dra.hpp"
 #include "sim/io/snapshot.hpp"
+#include "sim/sched/invariants.hpp"
 #include "sim/sched/statement.hpp"
 
 namespace {
@@ -245,4 +246,18 @@ TEST_CASE("requests KAI's allocator refuses (its optional DRA features are off) 
   // countGPUDevicesFromClaim counts only `exactly` requests.
   CHECK(p.gpu.dra == 0);
   CHECK(q.gpu.dra == 1);
+}
+
+TEST_CASE("the invariant checker notices a claim changed behind the session's device index", "[sched][dra][invariants]") {
+  sim::model::ClusterState state = load(cluster(claim("a", "gpu.nvidia.com", "count: 1"), pod("p", {"a"})));
+  sim::sched::Session ssn(state);
+  const sim::sched::InvariantChecker checker(ssn);
+  const sim::TaskId p = task_named(state, "p");
+  ssn.state.tasks[p].node = sim::NodeId(0);
+  sim::sched::dra_allocate(ssn, p);
+  REQUIRE(ssn.state.claims[0].allocation.has_value());
+  CHECK(checker.violations(ssn).empty());
+  ssn.state.claims[0].allocation.reset();  // not through DraDevices::set_allocation
+  CHECK(checker.violations(ssn) ==
+        std::vector<std::string>{"DRA: the session's held devices differ from those its claims' allocations name"});
 }

@@ -36,6 +36,11 @@ class DraDevices {
   /// Sets a claim's allocation, keeping the held devices in step.
   void set_allocation(model::ResourceClaim& claim, std::optional<model::DraAllocation> allocation);
 
+  /// Device -> claims holding it, as kept in step, and as counted afresh from `state`'s claims (the
+  /// invariant checker compares the two).
+  const std::map<Key, int>& held_counts() const { return held_; }
+  static std::map<Key, int> count_held(const model::ClusterState& state);
+
  private:
   const model::ClusterState& state_;
   // Filled per node on first use, behind a const query: a session runs on one thread.
