@@ -213,8 +213,9 @@ void Node::set_accepted(Task& task) const {
 
 bool Node::add_task(Task& task) {
   set_accepted(task);
-  if (tasks.contains(task.id)) return false;
-  NodeTaskRecord rec;
+  auto [slot, added] = tasks.try_emplace(task.id);  // one lookup; the record is filled in place
+  if (!added) return false;
+  NodeTaskRecord& rec = slot->second;
   rec.status = task.status;
   rec.shared = task.is_shared_gpu_allocation();
   rec.gpu_groups = task.gpu_groups;
@@ -244,7 +245,6 @@ bool Node::add_task(Task& task) {
   rec.numa_placement = task.numa_placement;
   rec.legacy_mig = task.legacy_mig;
   if (rec.legacy_mig) ++legacy_mig_tasks;
-  tasks.emplace(task.id, std::move(rec));
   return true;
 }
 
