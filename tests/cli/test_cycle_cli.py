@@ -195,6 +195,13 @@ def test_a_pod_of_no_subgroup_is_never_a_victim_and_is_named(kaisim):
     assert waiting["job"] == "r"
 
 
+def test_a_gang_with_a_pod_on_a_missing_node_is_no_victim(kaisim):
+    # KAI cannot evict a pod whose node is not in the snapshot, so no scenario frees the gang's GPU.
+    report = cycle(kaisim, SOURCE_DIR / "tests" / "cli" / "data" / "victim-on-unknown-node.yaml")
+    assert report["binds"] == [] and report["pipelined"] == [] and report["evictions"] == []
+    assert [p["job"] for p in report["pending"]] == ["pg-r-0-r0"]
+
+
 def snapshot_with_config(config, params=None):
     """A KAI snapshot.json: two 4-GPU nodes, one already half used, and one pending 1-GPU pod."""
     node = lambda name: {"metadata": {"name": name}, "status": {"allocatable": {

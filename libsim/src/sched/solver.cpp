@@ -374,6 +374,12 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
   std::vector<TaskId> all_victims = sc.recorded_tasks;
   all_victims.insert(all_victims.end(), sc.potential.begin(), sc.potential.end());
   if (all_victims.empty()) return result;
+  // A victim whose node is not in the snapshot (spec.nodeName names no node) cannot be evicted:
+  // KAI's Statement.Evict fails, EvictAllPreemptees stops and the solver discards the scenario
+  // (actions/common/solvers/by_pod_solver.go solve).
+  for (TaskId t : all_victims) {
+    if (!ssn_.state.tasks[t].node.valid()) return result;
+  }
   auto stmt = std::make_unique<Statement>(ssn_);
   const JobId beneficiary = sc.preemptor.id;
   for (TaskId t : all_victims) stmt->evict(t, ssn_.action, beneficiary);
