@@ -5,6 +5,7 @@
 #include <set>
 
 #include "generators.hpp"
+#include "io/dra_reader.hpp"
 #include "io/snapshot_fields.hpp"
 #include "io/yaml_field.hpp"
 #include "sim/io/go_json.hpp"
@@ -155,18 +156,10 @@ double World::claim_gpus(const YAML::Node& pod) const {
     if (name.empty()) continue;
     auto claim = objects_.find("ResourceClaim/" + ns + "/" + name);
     if (claim == objects_.end()) continue;
-    const YAML::Node devices = claim->second.doc["spec"].IsMap() ? claim->second.doc["spec"]["devices"] : YAML::Node();
-    if (!devices.IsDefined() || !devices.IsMap() || !devices["requests"].IsDefined() || !devices["requests"].IsSequence()) continue;
-    for (const YAML::Node& r : devices["requests"]) {
-      if (!r.IsMap()) continue;
-      const YAML::Node exact = r["exactly"].IsDefined() ? r["exactly"] : r;
-      if (!exact.IsMap() || !exact["deviceClassName"].IsDefined() || !exact["deviceClassName"].IsScalar()) continue;
-      if (!model::is_gpu_device_class(exact["deviceClassName"].Scalar())) continue;
-      const bool all = exact["allocationMode"].IsDefined() && exact["allocationMode"].IsScalar() &&
-                       exact["allocationMode"].Scalar() == "All";
-      const bool counted = !all && exact["count"].IsDefined() && exact["count"].IsScalar();
-      total += counted ? std::max(1.0, std::strtod(exact["count"].Scalar().c_str(), nullptr)) : 1.0;
-    }
+    // The claim as the scheduler reads it (io's reader, model's count), not a second YAML walk.
+    Diagnostics ignored;  // the claim was checked when it was applied
+    total += static_cast<double>(
+        io::read_resource_claim(io::Field(claim->second.doc, "", claim->second.file.get()), ignored).gpu_devices());
   }
   return total;
 }
