@@ -12,13 +12,16 @@
 
 namespace {
 
-std::string cluster(const std::string& claims, const std::string& pods) {
-  return R"(
+// Node n0, without device-plugin GPUs: its GPUs come from ResourceSlices.
+const std::string kNode = R"(
 apiVersion: v1
 kind: Node
 metadata: {name: n0}
 status: {allocatable: {cpu: "16", memory: 64Gi, pods: "110"}}
----
+)";
+
+std::string cluster(const std::string& claims, const std::string& pods) {
+  return kNode + R"(---
 apiVersion: resource.k8s.io/v1
 kind: DeviceClass
 metadata: {name: any}
@@ -152,12 +155,7 @@ TEST_CASE("the session's device index follows claims and keeps shared devices he
 TEST_CASE("selectors pick devices by attribute and capacity; a runtime error fails the node", "[sched][dra]") {
   // One slice with a full GPU and a MIG device, as NVIDIA's DRA driver publishes them; the
   // driver's own classes tell them apart by the type attribute.
-  const std::string text = R"(
-apiVersion: v1
-kind: Node
-metadata: {name: n0}
-status: {allocatable: {cpu: "16", memory: 64Gi, pods: "110"}}
----
+  const std::string text = kNode + R"(---
 apiVersion: resource.k8s.io/v1
 kind: DeviceClass
 metadata: {name: gpu.nvidia.com}
