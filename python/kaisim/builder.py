@@ -42,7 +42,13 @@ class ScenarioBuilder:
     def placement(self, *, gpu: str = "binpack", cpu: str = "binpack") -> "ScenarioBuilder":
         """KAI's placement strategy per resource, ``"binpack"`` or ``"spread"`` (spread also turns
         consolidation off, as KAI's operator does)."""
-        self._head["scheduler"] = {"placementStrategy": {"gpu": gpu, "cpu": cpu}}
+        self._head.setdefault("scheduler", {})["placementStrategy"] = {"gpu": gpu, "cpu": cpu}
+        return self
+
+    def pod_affinity(self, enabled: bool = True) -> "ScenarioBuilder":
+        """KAI's podaffinity plugin, which scores nodes by pods' preferred inter-pod
+        (anti-)affinity terms: a Helm install's config has it, KAI's in-code default does not."""
+        self._head.setdefault("scheduler", {})["podAffinity"] = bool(enabled)
         return self
 
     def node_pool(self, name: str, *, count: int = 1, gpus_per_node: int = 1, model: str = "L40S",

@@ -88,6 +88,27 @@ def test_spread_placement_puts_two_pods_on_two_nodes():
     assert len(nodes_of(kaisim.ScenarioBuilder("spread", duration="10s").placement(gpu="spread"))) == 2
 
 
+def test_preferred_anti_affinity_spreads_replicas_only_with_the_podaffinity_plugin():
+    def nodes_of(builder):
+        builder.node_pool("l40s", count=3, gpus_per_node=2, model="L40S").queue("t", gpu_quota=6)
+        term = {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "kubernetes.io/hostname"}
+        for i in range(3):
+            builder.manifest({
+                "apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": f"web-{i}", "labels": {"app": "web", "kai.scheduler/queue": "t"}},
+                "spec": {"schedulerName": "kai-scheduler",
+                         "affinity": {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+                             {"weight": 100, "podAffinityTerm": term}]}},
+                         "containers": [{"name": "c", "image": "x", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]},
+            })
+        binds = kaisim.replay(builder.build()).events
+        return list(binds[binds["type"] == "bind"]["node"])
+
+    assert len(set(nodes_of(kaisim.ScenarioBuilder("spread", duration="5s").pod_affinity()))) == 3
+    assert len(set(nodes_of(kaisim.ScenarioBuilder("packed", duration="5s").pod_affinity().placement()))) == 3
+    assert len(set(nodes_of(kaisim.ScenarioBuilder("packed", duration="5s")))) == 2
+
+
 def test_a_gang_that_requires_a_rack_lands_in_one_rack():
     def racks_of(required_level):
         builder = kaisim.ScenarioBuilder("racks", duration="10s").topology("dc", ["rack"])

@@ -1,6 +1,6 @@
 #pragma once
-// Private: a pod's required inter-pod affinity and anti-affinity terms
-// (spec.affinity.podAffinity / podAntiAffinity .requiredDuringSchedulingIgnoredDuringExecution),
+// Private: a pod's inter-pod affinity and anti-affinity terms (spec.affinity.podAffinity /
+// podAntiAffinity, required and preferred DuringSchedulingIgnoredDuringExecution),
 // and the selector requirements they share with node affinity.
 
 #include "io/yaml_field.hpp"
@@ -8,8 +8,7 @@
 
 namespace sim::io {
 
-/// Adds the required terms under `affinity` (a pod's spec.affinity) to `rules`. Preferred terms
-/// only score nodes and are not read.
+/// Adds the required and preferred terms under `affinity` (a pod's spec.affinity) to `rules`.
 void read_pod_affinity(const Field& affinity, model::PlacementRules& rules);
 
 /// One `{key, operator, values}` requirement of a selector. Node selectors also allow the

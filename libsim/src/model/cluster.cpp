@@ -43,6 +43,8 @@ void apply_plugin_list(SchedulerConfig& config, const std::vector<PluginOption>&
       p.topology = true;
     } else if (name == "dynamicresources") {
       p.dynamic_resources = true;
+    } else if (name == "podaffinity") {
+      p.pod_affinity = true;
     } else if (name == "numa") {
       p.numa = true;
       // GetBool (strconv.ParseBool): only its false spellings turn it off; anything else, or

@@ -241,6 +241,7 @@ std::vector<Manifest> expand_node_pools(const Field& pools, const std::string& f
       node["kind"] = "Node";
       node["metadata"]["name"] = name + "-" + std::to_string(i);
       YAML::Node labels = node["metadata"]["labels"];
+      labels["kubernetes.io/hostname"] = node["metadata"]["name"].Scalar();  // as the kubelet labels its node
       labels["kaisim/pool"] = name;
       if (!mig.empty()) {
         // The GPU Operator's mixed strategy: every GPU partitioned, MIG instances as resources.

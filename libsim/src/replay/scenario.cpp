@@ -87,11 +87,7 @@ class Loader {
       files_.push_back(std::make_unique<std::string>(path.lexically_normal().string()));
       for (Step& s : read_trace_csv(read_file(path, trace), *files_.back(), diagnostics_)) sc.steps.push_back(std::move(s));
     }
-    if (const Field drained = root.member("endWhenDrained"); !drained.is_null()) {
-      const std::string v = drained.string();
-      if (v != "true" && v != "false") drained.fail("expected true or false");
-      sc.end_when_drained = v == "true";
-    }
+    if (const Field drained = root.member("endWhenDrained"); !drained.is_null()) sc.end_when_drained = boolean(drained);
     std::stable_sort(sc.steps.begin(), sc.steps.end(), [](const Step& a, const Step& b) { return a.at_ms < b.at_ms; });
 
     const Field expect = root.member("expect");
@@ -137,12 +133,17 @@ class Loader {
   }
 
   // scheduler: {placementStrategy: {gpu: binpack|spread, cpu: binpack|spread}}, as the
-  // SchedulingShard sets it.
+  // SchedulingShard sets it; numa and podAffinity plugins on or off.
   void scheduler(const Field& f, Scenario& sc) {
     if (f.is_null()) return;
     f.expect_map();
-    for (const Field& key : f.unknown_members({"placementStrategy", "numa"})) diagnostics_.warn(key.where(), key.path(), "unknown field, ignored");
+    for (const Field& key : f.unknown_members({"placementStrategy", "numa", "podAffinity"})) {
+      diagnostics_.warn(key.where(), key.path(), "unknown field, ignored");
+    }
     numa(f.member("numa"), sc.scheduler);
+    if (const Field pod_affinity = f.member("podAffinity"); !pod_affinity.is_null()) {
+      sc.scheduler.plugins.pod_affinity = boolean(pod_affinity);
+    }
     const Field strategy = f.member("placementStrategy");
     if (strategy.is_null()) return;
     strategy.expect_map();
@@ -153,6 +154,13 @@ class Loader {
       return v == "binpack";
     };
     model::apply_placement_strategy(sc.scheduler, binpack(strategy.member("gpu")), binpack(strategy.member("cpu")));
+  }
+
+  // A YAML boolean written true or false.
+  static bool boolean(const Field& f) {
+    const std::string v = f.node().IsScalar() ? f.node().Scalar() : "";
+    if (v != "true" && v != "false") f.fail("expected true or false");
+    return v == "true";
   }
 
   // numa: true, or {ignoreList: [resource...], reconstructAvailable: bool}: the numa plugin, which
@@ -176,11 +184,7 @@ class Loader {
       for (std::size_t i = 0; i < ignore.size(); ++i) config.plugins.numa_ignore.insert(ignore.item(i).string());
     }
     const Field reconstruct = f.member("reconstructAvailable");
-    if (!reconstruct.is_null()) {
-      const std::string v = reconstruct.node().IsScalar() ? reconstruct.node().Scalar() : "";
-      if (v != "true" && v != "false") reconstruct.fail("expected true or false");
-      config.plugins.numa_reconstruct_available = v == "true";
-    }
+    if (!reconstruct.is_null()) config.plugins.numa_reconstruct_available = boolean(reconstruct);
   }
 
   // fairShare: {kValue, usage: {windowSize, halfLife, queryResolution, fetchInterval}}.

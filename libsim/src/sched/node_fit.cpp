@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -22,6 +23,7 @@ constexpr int kPods = index_of(Resource::PODS);
 
 // Scores (plugins/scores/scores.go).
 constexpr double kNominatedNode = 1'000'000;
+constexpr double kK8sPlugins = 100'000;
 constexpr double kGpuSharing = 1'000;
 constexpr double kAvailability = 100;
 constexpr double kResourceType = 10;
@@ -237,6 +239,14 @@ std::vector<NodeId> ordered_nodes(Session& ssn, TaskId task_id, const std::vecto
     }
   }
 
+  // podaffinity: PreScore once per ordering (NodePreOrderFn); a task skipped once stays at 0.
+  std::optional<PreferredAffinityScores> affinity;
+  if (ssn.config.plugins.pod_affinity) {
+    affinity = PreferredAffinityScores::prescore(ssn, task);
+    if (affinity->skip()) ssn.pod_affinity_skipped.insert(task_id);
+    if (ssn.pod_affinity_skipped.contains(task_id)) affinity.reset();
+  }
+
   std::vector<std::pair<double, NodeId>> scored;
   scored.reserve(nodes.size());
   for (NodeId id : nodes) {
@@ -247,6 +257,7 @@ std::vector<NodeId> ordered_nodes(Session& ssn, TaskId task_id, const std::vecto
       if (!topology) continue;  // scoring failed: KAI leaves the node out (session.go scoreNodes)
       score += *topology;
     }
+    if (affinity) score += kK8sPlugins * static_cast<double>(affinity->score(node));
     const model::SchedulerConfig::Plugins& plugins = ssn.config.plugins;
     if (plugins.nominated_node && !task.nominated_node.empty() && task.nominated_node == node.name) {
       score += kNominatedNode;

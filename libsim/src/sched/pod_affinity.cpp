@@ -82,4 +82,41 @@ std::string pod_affinity_filter(const Session& ssn, const model::Task& task, con
   return {};
 }
 
+// scoring.go PreScore / processExistingPod. Pods on nodes without labels count for nothing.
+PreferredAffinityScores PreferredAffinityScores::prescore(const Session& ssn, const model::Task& task) {
+  PreferredAffinityScores out;
+  const auto& affinity = task.placement.preferred_pod_affinity;
+  const auto& anti = task.placement.preferred_pod_anti_affinity;
+  if (affinity.empty() && anti.empty() && !ssn.any_preferred_pod_affinity) return out;  // no term anywhere
+  for (const model::Task& other : ssn.state.tasks) {
+    if (other.id == task.id || !other.node.valid() || !model::is_active_used(other.status)) continue;
+    const model::Node& where = ssn.state.nodes[other.node];
+    if (where.labels.empty()) continue;
+    out.add(affinity, task.ns, other, where, 1);
+    out.add(anti, task.ns, other, where, -1);
+    out.add(other.placement.preferred_pod_affinity, other.ns, task, where, 1);
+    out.add(other.placement.preferred_pod_anti_affinity, other.ns, task, where, -1);
+  }
+  return out;
+}
+
+void PreferredAffinityScores::add(const std::vector<model::WeightedPodAffinityTerm>& terms, const std::string& owner_ns,
+                                  const model::Task& pod, const model::Node& where, int sign) {
+  for (const model::WeightedPodAffinityTerm& w : terms) {
+    if (!term_matches_pod(w.term, owner_ns, pod)) continue;
+    if (const std::string* value = label(where, w.term.topology_key)) by_key_[w.term.topology_key][*value] += w.weight * sign;
+  }
+}
+
+std::int64_t PreferredAffinityScores::score(const model::Node& node) const {
+  std::int64_t sum = 0;
+  for (const auto& [key, domains] : by_key_) {
+    const std::string* value = label(node, key);
+    if (value == nullptr) continue;
+    auto it = domains.find(*value);
+    if (it != domains.end()) sum += it->second;
+  }
+  return sum;
+}
+
 }  // namespace sim::sched

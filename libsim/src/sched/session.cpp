@@ -22,7 +22,11 @@ Session::Session(model::ClusterState& cluster) : state(cluster), config(cluster.
   std::sort(named.begin(), named.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   jobs_by_name_.reserve(named.size());
   for (const auto& [name, id] : named) jobs_by_name_.push_back(id);
-  for (const model::Task& t : state.tasks) any_pod_anti_affinity = any_pod_anti_affinity || !t.placement.pod_anti_affinity.empty();
+  for (const model::Task& t : state.tasks) {
+    any_pod_anti_affinity = any_pod_anti_affinity || !t.placement.pod_anti_affinity.empty();
+    any_preferred_pod_affinity = any_preferred_pod_affinity || !t.placement.preferred_pod_affinity.empty() ||
+                                 !t.placement.preferred_pod_anti_affinity.empty();
+  }
   if (config.plugins.topology) topology.emplace(state);
   if (config.plugins.dynamic_resources) dra.emplace(state);
   if (config.plugins.numa) open_numa(*this);

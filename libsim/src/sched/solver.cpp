@@ -605,6 +605,20 @@ std::vector<ResourceVec> pending_vectors(const Session& ssn, const JobView& job)
   return out;
 }
 
+std::string term_signature(const model::PodAffinityTerm& term) {
+  std::ostringstream s;
+  s << term.topology_key << (term.all_namespaces ? "*" : "") << ":";
+  for (const std::string& ns : term.namespaces) s << ns << ",";
+  if (term.selector) {
+    for (const auto& r : *term.selector) {
+      s << r.key << r.op;
+      for (const auto& v : r.values) s << v << ";";
+    }
+  }
+  s << "/";
+  return s.str();
+}
+
 // GetSchedulingConstraintsSignature, reduced to what kaisim models: per PodSet, one entry per pod
 // not yet active (its placement rules and the job's priority), sorted; PodSets whose pods are all
 // active add nothing; the PodSets' signatures sorted (podset.go, job_info.go).
@@ -624,17 +638,12 @@ std::string pod_entry(const Session& ssn, const JobView& job, const model::Task&
   for (const auto& tol : task.placement.tolerations) s << tol.key << tol.op << tol.value << tol.effect << ",";
   for (const auto* terms : {&task.placement.pod_affinity, &task.placement.pod_anti_affinity}) {
     s << "|";
-    for (const model::PodAffinityTerm& term : *terms) {
-      s << term.topology_key << (term.all_namespaces ? "*" : "") << ":";
-      for (const std::string& ns : term.namespaces) s << ns << ",";
-      if (term.selector) {
-        for (const auto& r : *term.selector) {
-          s << r.key << r.op;
-          for (const auto& v : r.values) s << v << ";";
-        }
-      }
-      s << "/";
-    }
+    for (const model::PodAffinityTerm& term : *terms) s << term_signature(term);
+  }
+  // The whole spec.affinity is hashed, preferred terms too.
+  for (const auto* terms : {&task.placement.preferred_pod_affinity, &task.placement.preferred_pod_anti_affinity}) {
+    s << "|";
+    for (const model::WeightedPodAffinityTerm& w : *terms) s << w.weight << "*" << term_signature(w.term);
   }
   return s.str();
 }

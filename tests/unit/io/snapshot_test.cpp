@@ -159,4 +159,12 @@ TEST_CASE("bad pod affinity terms name the field", "[io][snapshot][errors]") {
   CHECK(error_of(head + "        - {topologyKey: h, namespaceSelector: {matchLabels: {team: a}}}\n") ==
         "snap.yaml:9:47: spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].namespaceSelector: "
         "only an empty namespaceSelector ({}: every namespace) is supported");
+  const std::string preferred = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c}]\n  affinity:\n"
+                                "    podAffinity:\n      preferredDuringSchedulingIgnoredDuringExecution:\n";
+  CHECK(error_of(preferred + "        - {weight: 0, podAffinityTerm: {topologyKey: h}}\n") ==
+        "snap.yaml:9:20: spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: "
+        "must be in the range 1-100, got 0");
+  CHECK(error_of(preferred + "        - {weight: 5}\n") ==
+        "snap.yaml:9:11: spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]: "
+        "missing required field \"podAffinityTerm\"");
 }

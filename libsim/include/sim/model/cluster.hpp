@@ -41,6 +41,9 @@ struct SchedulerConfig {
     bool topology = true;                   ///< topology (node sets and scores of topology constraints)
     bool dynamic_resources = true;          ///< dynamicresources (DRA claims)
     bool numa = false;                      ///< numa (NUMA alignment; not in KAI's default list)
+    /// podaffinity (preferred inter-pod affinity scores): in the operator's config, which a Helm
+    /// install runs, but not in the in-code default list.
+    bool pod_affinity = false;
     bool numa_reconstruct_available = true;  ///< numa argument reconstructAvailable
     std::set<std::string> numa_ignore;      ///< numa argument ignoreList
   } plugins;

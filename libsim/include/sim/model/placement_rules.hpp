@@ -73,12 +73,20 @@ struct PodAffinityTerm {
   std::string topology_key;
 };
 
+/// A preferred pod (anti-)affinity term: it only scores nodes, by `weight` (1..100).
+struct WeightedPodAffinityTerm {
+  std::int32_t weight = 0;
+  PodAffinityTerm term;
+};
+
 struct PlacementRules {
   Labels node_selector;                      ///< spec.nodeSelector
   std::vector<NodeSelectorTerm> required;    ///< required node affinity; empty = none
   std::vector<Toleration> tolerations;
   std::vector<PodAffinityTerm> pod_affinity;       ///< required podAffinity terms
   std::vector<PodAffinityTerm> pod_anti_affinity;  ///< required podAntiAffinity terms
+  std::vector<WeightedPodAffinityTerm> preferred_pod_affinity;       ///< preferred podAffinity terms
+  std::vector<WeightedPodAffinityTerm> preferred_pod_anti_affinity;  ///< preferred podAntiAffinity terms
 };
 
 }  // namespace sim::model

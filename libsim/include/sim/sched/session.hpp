@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "sim/fairshare/hierarchy.hpp"
@@ -54,6 +55,12 @@ class Session {
   /// Some pod has required pod anti-affinity: only then can a pod without terms of its own be
   /// kept off a node by inter-pod affinity.
   bool any_pod_anti_affinity = false;
+  /// Some pod has preferred pod (anti-)affinity terms: only then can the podaffinity plugin
+  /// score a pod without terms of its own.
+  bool any_preferred_pod_affinity = false;
+  /// Tasks whose podaffinity PreScore skipped once in this session: the plugin scores them 0
+  /// from then on (plugins/podaffinity/podaffinity.go skipOrderFn).
+  std::unordered_set<TaskId> pod_affinity_skipped;
   /// The topology plugin, when it is enabled (KAI's default).
   std::optional<TopologyPlugin> topology;
   /// DRA devices by node and those claims hold, while the dynamicresources plugin is on.
