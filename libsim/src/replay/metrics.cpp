@@ -232,11 +232,14 @@ std::string Metrics::summary_json(const std::string& name, std::size_t cycles, s
 }
 
 std::string Metrics::summary_table(const std::string& name, std::size_t cycles, std::size_t cycles_reused,
-                                   std::int64_t duration_ms) const {
+                                   std::size_t cycles_fair_share_only, std::int64_t duration_ms) const {
   std::ostringstream s;
   s << "scenario " << name << ": " << go_json_number(static_cast<double>(duration_ms) / 1000.0) << " s virtual, "
     << cycles << " cycles";
-  if (cycles_reused > 0) s << " (" << cycles_reused << " on an unchanged cluster, outcome reused)";
+  std::vector<std::string> kinds;
+  if (cycles_reused > 0) kinds.push_back(std::to_string(cycles_reused) + " on an unchanged cluster, outcome reused");
+  if (cycles_fair_share_only > 0) kinds.push_back(std::to_string(cycles_fair_share_only) + " with nothing pending, fair share only");
+  for (std::size_t i = 0; i < kinds.size(); ++i) s << (i == 0 ? " (" : "; ") << kinds[i] << (i + 1 == kinds.size() ? ")" : "");
   s << ", " << evictions_ << " evictions\n";
   char line[256];
   std::snprintf(line, sizeof line, "%-22s %10s %10s %10s %10s %12s %9s\n", "queue", "gpu-hours", "wait p50", "wait p95",

@@ -50,6 +50,7 @@ class Metrics {
   std::string cluster_csv() const { return cluster_; }
   std::string summary_json(const std::string& name, std::size_t cycles, std::int64_t duration_ms) const;
   std::string summary_table(const std::string& name, std::size_t cycles, std::size_t cycles_reused,
+                            std::size_t cycles_fair_share_only,
                             std::int64_t duration_ms) const;
 
   /// Every queue's allocation after the latest cycle (what the Queue status and its metric show).

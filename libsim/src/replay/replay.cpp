@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <iostream>
+#include <optional>
+#include <unordered_map>
 #include <unistd.h>
 
 #include "io/snapshot_fields.hpp"
@@ -13,6 +15,7 @@
 #include "scenario.hpp"
 #include "sim/api/replay.hpp"
 #include "sim/io/go_json.hpp"
+#include "sim/core/assert.hpp"
 #include "sim/sched/cycle.hpp"
 #include "world.hpp"
 
@@ -57,12 +60,12 @@ ResourceVec node_capacity(const model::ClusterState& state) {
   return total;
 }
 
-// Whether the next cycle may reuse this one's outcome when the cluster has not changed. A cycle
-// that decided nothing decides nothing again on the same objects unless the clock itself matters:
-// usage history (fair share moves with time), min-runtime protection, stale-gang grace, or a
-// Releasing pod that becomes stuck after 2 minutes (KAI's --stuck-in-releasing-threshold).
-bool outcome_repeats(const sched::Session& ssn, const replay::Scenario& sc) {
-  if (!ssn.binds.empty() || !ssn.pipelines.empty() || !ssn.evictions.empty() || sc.usage.enabled) return false;
+// Whether the cycle evicted and pipelined nothing and its outcome depends on the objects alone,
+// not on the clock: usage history (fair share moves with time), min-runtime protection,
+// stale-gang grace, or a Releasing pod that becomes stuck after 2 minutes (KAI's
+// --stuck-in-releasing-threshold).
+bool clock_free(const sched::Session& ssn, const replay::Scenario& sc) {
+  if (!ssn.pipelines.empty() || !ssn.evictions.empty() || sc.usage.enabled) return false;
   if (ssn.config.default_preempt_min_runtime_ns > 0 || ssn.config.default_reclaim_min_runtime_ns > 0) return false;
   for (const model::QueueSpec& q : ssn.state.queues) {
     if (q.preempt_min_runtime_ms.value_or(0) > 0 || q.reclaim_min_runtime_ms.value_or(0) > 0) return false;
@@ -75,6 +78,74 @@ bool outcome_repeats(const sched::Session& ssn, const replay::Scenario& sc) {
   }
   return true;
 }
+
+// Whether the next cycle may reuse this one's outcome when the cluster has not changed: a cycle
+// that decided nothing decides nothing again on the same objects.
+bool outcome_repeats(const sched::Session& ssn, const replay::Scenario& sc) {
+  return ssn.binds.empty() && clock_free(ssn, sc);
+}
+
+// Whether the cycle left no pod pending (binds are its only decisions): until an object changes,
+// no action has anything to do, and bound pods that start running change nothing. The next
+// cycle's fair share can still move: a bound pod's request now counts as what it received.
+bool settled(const sched::Session& ssn, const replay::Scenario& sc) {
+  // Claims are written back and released by the World, which the shortcut would have to repeat.
+  if (!clock_free(ssn, sc) || !ssn.state.claims.empty()) return false;
+  for (const model::Task& t : ssn.state.tasks) {
+    if (t.status == model::TaskStatus::PENDING) return false;
+  }
+  return true;
+}
+
+// Takes bare pods that completed out of a settled cycle's state, as the next snapshot would not
+// have them: each must be the only task of its job, placed and holding resources. False when one
+// is not, and the state is then left for a full cycle to rebuild.
+bool remove_finished(model::ClusterState& state, const std::vector<std::string>& pods) {
+  if (pods.empty()) return true;
+  std::unordered_map<std::string, TaskId> by_key;
+  for (const model::Task& t : state.tasks) {
+    if (t.job.valid() && t.node.valid() && model::is_active_used(t.status)) by_key.emplace(t.key(), t.id);
+  }
+  for (const std::string& pod : pods) {
+    auto it = by_key.find(pod);
+    if (it == by_key.end()) return false;
+    model::Task& task = state.tasks[it->second];
+    if (state.jobs[task.job].tasks.size() != 1) return false;
+    state.nodes[task.node].remove_task(task.id);
+    task.status = model::TaskStatus::SUCCEEDED;
+    task.node = NodeId::invalid();
+    by_key.erase(it);
+  }
+  return true;
+}
+
+#ifndef NDEBUG
+// Debug and sanitizer builds prove each fair-share-only cycle: a full cycle on the snapshot
+// decides nothing and gives every queue the same attributes.
+void check_fair_share_only(const sched::Session& light, replay::World& world, std::int64_t now,
+                           const replay::Scenario& sc) {
+  Diagnostics ignored;
+  model::ClusterState state = world.snapshot(now, ignored);
+  state.config = sc.scheduler;
+  state.config.k_value = sc.k_value;
+  {
+    const sched::Session full = sched::run_cycle(state);
+    SIM_ASSERT(full.binds.empty() && full.pipelines.empty() && full.evictions.empty());
+    SIM_ASSERT(full.queues.size() == light.queues.size());
+    for (std::size_t i = 0; i < full.queues.size(); ++i) {
+      const QueueId q(static_cast<QueueId::value_type>(i));
+      for (Resource r : {Resource::CPU, Resource::MEMORY, Resource::GPU}) {
+        const fairshare::ResourceShare& a = full.queues[q][r];
+        const fairshare::ResourceShare& b = light.queues[q][r];
+        SIM_ASSERT(a.fair_share == b.fair_share && a.deserved == b.deserved && a.max_allowed == b.max_allowed);
+        SIM_ASSERT(a.allocated == b.allocated && a.allocated_not_preemptible == b.allocated_not_preemptible);
+        SIM_ASSERT(a.request == b.request);
+      }
+    }
+  }
+  world.recycle(std::move(state));
+}
+#endif
 
 void validate(const std::vector<replay::Manifest>& manifests, Diagnostics& diagnostics) {
   std::vector<io::Field> docs;
@@ -122,6 +193,11 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
   std::int64_t end = sc.duration_ms;
   constexpr std::uint64_t kNoVersion = ~std::uint64_t{0};
   std::uint64_t repeatable_version = kNoVersion;  // world version after a cycle whose outcome repeats
+  std::uint64_t settled_version = kNoVersion;     // quiet version after a cycle that left nothing pending
+  // While settled: the state that cycle left, kept up to date with the bare pods that complete.
+  std::optional<model::ClusterState> settled_state;
+  bool settled_sampled = false;  // the latest sample is of settled_state as it is
+  auto drained_by_timers = [&] { return sc.end_when_drained && next_step == sc.steps.size() && world.next_due() < 0; };
   while (now <= end) {
     world.advance(now, events);
     while (next_step < sc.steps.size() && sc.steps[next_step].at_ms == now) {
@@ -130,27 +206,61 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
       for (const replay::Manifest& m : step.apply) world.apply(m, now, events);
       for (const replay::PodShape& pod : step.pods) world.apply({replay::bare_pod_manifest(pod), step.pods_file}, now, events);
     }
-    if (now == next_cycle && repeatable_version == world.version()) {
-      metrics.repeat(now);  // nothing changed since a cycle that decided nothing
+    bool settled_now = false;  // only pods starting or finishing since a cycle that left nothing pending
+    if (now == next_cycle) {
+      const std::vector<std::string> finished = world.take_finished_pods();
+      settled_now = settled_state && settled_version == world.quiet_version() && remove_finished(*settled_state, finished);
+      if (!finished.empty()) settled_sampled = false;
+    }
+    if (now == next_cycle && (repeatable_version == world.version() || (settled_now && settled_sampled))) {
+      metrics.repeat(now);  // nothing changed since a cycle that decided nothing, or nothing that matters
       ++result.cycles;
       ++result.cycles_reused;
       next_cycle += sc.period_ms;
       // Drained once the last timer has fired with no effect (the computed cycle's test below).
-      if (sc.end_when_drained && next_step == sc.steps.size() && world.next_due() < 0) end = now;
+      if (drained_by_timers()) end = now;
+    } else if (settled_now) {
+      // Nothing is pending, so the actions have nothing to do; the proportion plugin's
+      // attributes still move with pods bound last cycle (their request now counts as what they
+      // received) and pods that finished.
+      const sched::Session ssn(*settled_state);
+#ifndef NDEBUG
+      check_fair_share_only(ssn, world, now, sc);
+#endif
+      metrics.sample(ssn, now);
+      settled_sampled = true;
+      ++result.cycles;
+      ++result.cycles_fair_share_only;
+      next_cycle += sc.period_ms;
+      if (drained_by_timers()) end = now;
     } else if (now == next_cycle) {
+      if (settled_state) world.recycle(std::move(*settled_state));
+      settled_state.reset();
       model::ClusterState state = world.snapshot(now, per_cycle);
       state.config = sc.scheduler;
       state.config.k_value = sc.k_value;
       if (sc.usage.enabled) state.queue_usage = usage_db.usage(now);
-      sched::Session ssn = sched::run_cycle(state);
-      world.apply_decisions(ssn, now, sc.bind_delay_ms, events);
-      metrics.record_events(events);
-      events.clear();
-      metrics.sample(ssn, now);
-      if (sc.usage.enabled) usage_db.observe(now, metrics.allocated_by_queue(), node_capacity(ssn.state));
-      const bool repeats = outcome_repeats(ssn, sc);
-      repeatable_version = repeats && options.reuse_unchanged_cycles ? world.version() : kNoVersion;
-      world.recycle(std::move(state));
+      bool repeats = false, calm = false, bound = false;  // set while the session lives
+      {
+        sched::Session ssn = sched::run_cycle(state);
+        world.apply_decisions(ssn, now, sc.bind_delay_ms, events);
+        metrics.record_events(events);
+        events.clear();
+        metrics.sample(ssn, now);
+        if (sc.usage.enabled) usage_db.observe(now, metrics.allocated_by_queue(), node_capacity(ssn.state));
+        repeats = outcome_repeats(ssn, sc);
+        calm = settled(ssn, sc);
+        bound = !ssn.binds.empty();
+      }
+      const bool reuse = options.reuse_unchanged_cycles;
+      repeatable_version = repeats && reuse ? world.version() : kNoVersion;
+      settled_version = calm && reuse ? world.quiet_version() : kNoVersion;
+      if (calm && reuse) {
+        settled_state = std::move(state);
+        settled_sampled = !bound;
+      } else {
+        world.recycle(std::move(state));
+      }
       ++result.cycles;
       next_cycle += sc.period_ms;
       // Drained: no pod left, or only pods no cycle will ever place (this cycle decided nothing,
@@ -188,7 +298,7 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
                                                                     fmt_s(end) + ")"});
   }
   metrics.finish(end);
-  result.summary_table = metrics.summary_table(sc.name, result.cycles, result.cycles_reused, end);
+  result.summary_table = metrics.summary_table(sc.name, result.cycles, result.cycles_reused, result.cycles_fair_share_only, end);
   result.outputs = {{"timeline.csv", metrics.timeline_csv()},
                     {"kai-timeline.csv", metrics.kai_timeline_csv()},
                     {"cluster.csv", metrics.cluster_csv()},

@@ -299,6 +299,7 @@ void World::remove(const ObjectRef& ref, std::int64_t now_ms, std::vector<PodEve
 // The kubelet starts the pod; one with a run time (kaisim/runtime) completes that long after.
 void World::mark_running(const std::string& key, std::int64_t since_ms) {
   YAML::Node doc = edit(objects_.at(key));
+  ++started_;
   doc["status"]["phase"] = "Running";
   const std::string runtime = str(doc["metadata"], "annotations", kRuntimeAnnotation);
   if (runtime.empty()) return;
@@ -320,7 +321,7 @@ void World::advance(std::int64_t now_ms, std::vector<PodEvent>& events) {
     if (objects_.contains(key)) mark_running(key, at);
   }
   for (const auto& [key, at] : completing_.take_due(now_ms)) {
-    ++version_;
+    const std::uint64_t before = version_++;
     auto found = objects_.find(key);
     if (found == objects_.end()) continue;  // deleted meanwhile: nothing left to complete
     const Object obj = found->second;
@@ -331,7 +332,12 @@ void World::advance(std::int64_t now_ms, std::vector<PodEvent>& events) {
     gone_[ns + "/" + name] = "Succeeded";
     events.push_back({now_ms, "complete", ns + "/" + name, queue_of(obj.doc), str(obj.doc, "spec", "nodeName"), "", "", gpus});
     const std::string group = str(obj.doc["metadata"], "annotations", "pod-group-name");
-    if (group.rfind("pg-" + name + "-", 0) == 0) drop("PodGroup/" + ns + "/" + group);
+    if (group.rfind("pg-" + name + "-", 0) == 0) {
+      drop("PodGroup/" + ns + "/" + group);
+      // A bare pod gone with its PodGroup: the scheduler loses one job of one pod.
+      finished_ += version_ - before;
+      finished_pods_.push_back(ns + "/" + name);
+    }
   }
   evict_for_taints(now_ms, events);
   for (const auto& [key, at] : terminating_.take_due(now_ms)) {

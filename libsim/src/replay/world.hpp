@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "io/snapshot_fields.hpp"
@@ -63,6 +64,12 @@ class World {
   std::string pod_node(const std::string& key) const;
   /// Grows with every change to the objects: equal versions mean an unchanged cluster.
   std::uint64_t version() const { return version_; }
+  /// Like version(), but two changes do not count: bound pods that start running, and bare pods
+  /// that complete (gone with the PodGroup the pod-grouper made for them). Equal quiet versions
+  /// mean nothing else changed; `take_finished_pods` lists the pods that completed.
+  std::uint64_t quiet_version() const { return version_ - started_ - finished_; }
+  /// The bare pods ("namespace/name") that completed since the last call, with their PodGroup.
+  std::vector<std::string> take_finished_pods() { return std::exchange(finished_pods_, {}); }
   /// True while any pod exists (pending, running or terminating).
   bool has_pods() const;
   std::uint64_t next_gpu_group = 0;
@@ -116,6 +123,9 @@ class World {
   std::map<std::string, std::int64_t> taint_since_;  // pod key -> when its eviction was first scheduled
   std::map<std::string, std::string> node_taints_;  // node -> its NoExecute lifecycle taint
   std::uint64_t version_ = 0;
+  std::uint64_t started_ = 0;   // changes of version_ that only marked a bound pod Running
+  std::uint64_t finished_ = 0;  // changes of version_ by bare pods completing
+  std::vector<std::string> finished_pods_;
   std::map<std::string, int> recreated_;             // controller-owned pods recreated so far
   std::map<std::string, std::string> gone_;          // pods deleted for good -> "Deleted"
   std::uint64_t next_uid_ = 0;

@@ -1,9 +1,14 @@
-// The replay loop end to end through the api: reusing an unchanged cycle's outcome changes no
-// output byte, and endWhenDrained stops the clock once the workload is gone.
+// The replay loop end to end through the api: reusing an unchanged cycle's outcome, or
+// recomputing only the fair share when nothing is pending, changes no output byte; and
+// endWhenDrained stops the clock once the workload is gone.
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
+
 #include "sim/api/replay.hpp"
+#include "sim/api/trace_gen.hpp"
 
 namespace {
 
@@ -24,9 +29,38 @@ TEST_CASE("reusing the outcome of unchanged cycles gives the same outputs as com
     CAPTURE(scenario);
     CHECK(computed.cycles_reused == 0);
     CHECK(reused.cycles_reused > computed.cycles / 2);  // most cycles see no change
+    CHECK(reused.cycles_fair_share_only > 0);  // after the binds of a step, nothing is pending
     CHECK(reused.cycles == computed.cycles);
     CHECK(reused.outputs == computed.outputs);
   }
+}
+
+TEST_CASE("cycles with nothing pending recompute only the fair share, and change no output byte") {
+  // A small generated trace: pods arrive, bind at once, run and complete as bare pods.
+  sim::api::TraceOptions trace;
+  trace.pods = 300;
+  trace.node_scale = 0.03;
+  trace.arrival_hours = 0.5;
+  const sim::api::GeneratedTrace generated = sim::api::generate_trace(trace);
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "kaisim-replay-test-trace";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "pods.csv", std::ios::binary) << generated.files.at("pods.csv");
+  auto run = [&](bool reuse) {
+    sim::Diagnostics diagnostics;
+    sim::api::ReplayOptions options;
+    options.scenario_text = generated.files.at("scenario.yaml");
+    options.scenario_path = "scenario.yaml";
+    options.base_dir = dir.string();
+    options.reuse_unchanged_cycles = reuse;
+    return sim::api::run_replay(options, diagnostics);
+  };
+  const sim::api::ReplayResult computed = run(false);
+  const sim::api::ReplayResult shortcut = run(true);
+  std::filesystem::remove_all(dir);
+  CHECK(computed.cycles_fair_share_only == 0);
+  CHECK(shortcut.cycles_fair_share_only > (computed.cycles - shortcut.cycles_reused) / 10);
+  CHECK(shortcut.cycles == computed.cycles);
+  CHECK(shortcut.outputs == computed.outputs);
 }
 
 TEST_CASE("usage history makes every cycle count: nothing is reused") {

@@ -35,8 +35,13 @@ struct ReplayResult {
   std::size_t expectations_checked = 0;
   std::size_t cycles = 0;
   /// Cycles whose outcome was reused because nothing had changed since a cycle that decided
-  /// nothing (and no clock-dependent rule was in play); they count in `cycles` too.
+  /// nothing, or, when nothing is pending, nothing but bound pods starting to run (and no
+  /// clock-dependent rule was in play); they count in `cycles` too.
   std::size_t cycles_reused = 0;
+  /// Cycles right after one that bound the last pending pods (and evicted nothing): with nothing
+  /// pending the actions have nothing to do, so only the fair share is recomputed, on the state
+  /// that cycle left; they count in `cycles` too.
+  std::size_t cycles_fair_share_only = 0;
   /// The output files by name (timeline.csv, kai-timeline.csv, events.jsonl, summary.json),
   /// filled whether or not `out_dir` is set; docs/replay-output.md describes them.
   std::map<std::string, std::string> outputs;
