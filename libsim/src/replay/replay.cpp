@@ -197,7 +197,11 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
   // While settled: the state that cycle left, kept up to date with the bare pods that complete.
   std::optional<model::ClusterState> settled_state;
   bool settled_sampled = false;  // the latest sample is of settled_state as it is
-  auto drained_by_timers = [&] { return sc.end_when_drained && next_step == sc.steps.size() && world.next_due() < 0; };
+  // Drained: no step left, and no pod left or only pods no cycle will ever place (the cycle's
+  // outcome repeats and no timer is left to change the cluster).
+  auto drained = [&](bool repeats) {
+    return sc.end_when_drained && next_step == sc.steps.size() && (!world.has_pods() || (repeats && world.next_due() < 0));
+  };
   while (now <= end) {
     world.advance(now, events);
     while (next_step < sc.steps.size() && sc.steps[next_step].at_ms == now) {
@@ -217,8 +221,7 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
       ++result.cycles;
       ++result.cycles_reused;
       next_cycle += sc.period_ms;
-      // Drained once the last timer has fired with no effect (the computed cycle's test below).
-      if (drained_by_timers()) end = now;
+      if (drained(true)) end = now;
     } else if (settled_now) {
       // Nothing is pending, so the actions have nothing to do; the proportion plugin's
       // attributes still move with pods bound last cycle (their request now counts as what they
@@ -232,7 +235,7 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
       ++result.cycles;
       ++result.cycles_fair_share_only;
       next_cycle += sc.period_ms;
-      if (drained_by_timers()) end = now;
+      if (drained(true)) end = now;
     } else if (now == next_cycle) {
       if (settled_state) world.recycle(std::move(*settled_state));
       settled_state.reset();
@@ -263,12 +266,7 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
       }
       ++result.cycles;
       next_cycle += sc.period_ms;
-      // Drained: no pod left, or only pods no cycle will ever place (this cycle decided nothing,
-      // its outcome repeats, and no step or timer is left to change the cluster).
-      if (sc.end_when_drained && next_step == sc.steps.size() &&
-          (!world.has_pods() || (repeats && world.next_due() < 0))) {
-        end = now;
-      }
+      if (drained(repeats)) end = now;
     }
     metrics.record_events(events);
     events.clear();
