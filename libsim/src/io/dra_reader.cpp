@@ -171,7 +171,15 @@ model::DraSlice read_resource_slice(const Field& obj, Diagnostics& diagnostics) 
   const Field all = spec.member("allNodes");
   s.all_nodes = !all.is_null() && all.node().IsScalar() && all.node().Scalar() == "true";
   if (s.node.empty() && !s.all_nodes) {
-    diagnostics.warn(spec.where(), spec.path(), "a slice for a node selector is not modelled; its devices count on no node");
+    // KAI v0.16.4 runs the structured allocator without the partitionable-devices feature, whose
+    // pool gathering skips any slice that sets perDeviceNodeSelection.
+    if (!spec.member("perDeviceNodeSelection").is_null()) {
+      diagnostics.warn(spec.where(), spec.path(),
+                       "perDeviceNodeSelection needs DRA partitionable devices, which KAI v0.16.4 runs without: the slice is "
+                       "ignored, as in KAI");
+    } else {
+      diagnostics.warn(spec.where(), spec.path(), "a slice for a node selector is not modelled; its devices count on no node");
+    }
   }
   for (const Field& d : spec.member("devices").items()) s.devices.push_back(read_slice_device(d, s.driver));
   return s;

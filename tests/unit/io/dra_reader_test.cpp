@@ -33,6 +33,29 @@ spec: {selectors: [{cel: {expression: "device.attributes['gpu.nvidia.com'].produ
   CHECK(none.warnings.empty());
 }
 
+TEST_CASE("slices that reach no node say why", "[io][dra]") {
+  sim::Diagnostics d;
+  const auto per_device = sim::io::read_resource_slice(doc(R"(
+metadata: {name: shared}
+spec: {driver: gpu.nvidia.com, pool: {name: p}, perDeviceNodeSelection: true, devices: [{name: gpu-0, nodeName: n0}]}
+)"), d);
+  CHECK(per_device.node.empty());
+  CHECK_FALSE(per_device.all_nodes);
+  const auto selected = sim::io::read_resource_slice(doc(R"(
+metadata: {name: rack}
+spec:
+  driver: gpu.nvidia.com
+  pool: {name: rack}
+  nodeSelector: {nodeSelectorTerms: [{matchExpressions: [{key: rack, operator: In, values: [a]}]}]}
+  devices: [{name: gpu-0}]
+)"), d);
+  CHECK(selected.node.empty());
+  REQUIRE(d.warnings.size() == 2);
+  CHECK(d.warnings[0].find("dra.yaml:3") != std::string::npos);
+  CHECK(d.warnings[0].find("perDeviceNodeSelection needs DRA partitionable devices") != std::string::npos);
+  CHECK(d.warnings[1].find("a slice for a node selector is not modelled") != std::string::npos);
+}
+
 TEST_CASE("slices: device attributes and capacities, qualified by the driver's domain", "[io][dra]") {
   sim::Diagnostics d;
   const auto slice = sim::io::read_resource_slice(doc(R"(
