@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <iostream>
 #include <optional>
-#include <unordered_map>
+#include <string_view>
 #include <unistd.h>
 
 #include "io/snapshot_fields.hpp"
@@ -97,24 +97,29 @@ bool settled(const sched::Session& ssn, const replay::Scenario& sc) {
   return true;
 }
 
+// The state a full cycle starts from: the world's objects with the scenario's scheduler settings.
+// (Usage history, when on, is added by the caller, which owns the usage database.)
+model::ClusterState cycle_input(replay::World& world, std::int64_t now, const replay::Scenario& sc, Diagnostics& d) {
+  model::ClusterState state = world.snapshot(now, d);
+  state.config = sc.scheduler;
+  state.config.k_value = sc.k_value;
+  return state;
+}
+
 // Takes bare pods that completed out of a settled cycle's state, as the next snapshot would not
 // have them: each must be the only task of its job, placed and holding resources. False when one
 // is not, and the state is then left for a full cycle to rebuild.
 bool remove_finished(model::ClusterState& state, const std::vector<std::string>& pods) {
-  if (pods.empty()) return true;
-  std::unordered_map<std::string, TaskId> by_key;
-  for (const model::Task& t : state.tasks) {
-    if (t.job.valid() && t.node.valid() && model::is_active_used(t.status)) by_key.emplace(t.key(), t.id);
-  }
-  for (const std::string& pod : pods) {
-    auto it = by_key.find(pod);
-    if (it == by_key.end()) return false;
-    model::Task& task = state.tasks[it->second];
-    if (state.jobs[task.job].tasks.size() != 1) return false;
-    state.nodes[task.node].remove_task(task.id);
-    task.status = model::TaskStatus::SUCCEEDED;
-    task.node = NodeId::invalid();
-    by_key.erase(it);
+  for (const std::string& pod : pods) {  // usually one pod, so a scan beats building an index
+    const std::size_t slash = pod.find('/');
+    const std::string_view ns(pod.data(), slash), name = std::string_view(pod).substr(slash + 1);
+    auto it = std::find_if(state.tasks.begin(), state.tasks.end(), [&](const model::Task& t) {
+      return t.name == name && t.ns == ns && t.job.valid() && t.node.valid() && model::is_active_used(t.status);
+    });
+    if (it == state.tasks.end() || state.jobs[it->job].tasks.size() != 1) return false;
+    state.nodes[it->node].remove_task(it->id);
+    it->status = model::TaskStatus::SUCCEEDED;
+    it->node = NodeId::invalid();
   }
   return true;
 }
@@ -125,9 +130,7 @@ bool remove_finished(model::ClusterState& state, const std::vector<std::string>&
 void check_fair_share_only(const sched::Session& light, replay::World& world, std::int64_t now,
                            const replay::Scenario& sc) {
   Diagnostics ignored;
-  model::ClusterState state = world.snapshot(now, ignored);
-  state.config = sc.scheduler;
-  state.config.k_value = sc.k_value;
+  model::ClusterState state = cycle_input(world, now, sc, ignored);
   {
     const sched::Session full = sched::run_cycle(state);
     SIM_ASSERT(full.binds.empty() && full.pipelines.empty() && full.evictions.empty());
@@ -239,9 +242,7 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
     } else if (now == next_cycle) {
       if (settled_state) world.recycle(std::move(*settled_state));
       settled_state.reset();
-      model::ClusterState state = world.snapshot(now, per_cycle);
-      state.config = sc.scheduler;
-      state.config.k_value = sc.k_value;
+      model::ClusterState state = cycle_input(world, now, sc, per_cycle);
       if (sc.usage.enabled) state.queue_usage = usage_db.usage(now);
       bool repeats = false, calm = false, bound = false;  // set while the session lives
       {
