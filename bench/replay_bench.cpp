@@ -47,13 +47,14 @@ void BM_ReplayTrace(benchmark::State& state) {
   for (const auto& [name, text] : generated.files) std::ofstream(dir / name, std::ios::binary) << text;
   sim::api::ReplayOptions options;
   options.scenario_path = (dir / "scenario.yaml").string();
-  std::size_t cycles = 0, reused = 0, fair_share_only = 0;
+  std::size_t cycles = 0, reused = 0, fair_share_only = 0, updated = 0;
   for (auto _ : state) {
     sim::Diagnostics diagnostics;
     const sim::api::ReplayResult result = sim::api::run_replay(options, diagnostics);
     cycles = result.cycles;
     reused = result.cycles_reused;
     fair_share_only = result.cycles_fair_share_only;
+    updated = result.cycles_updated;
     benchmark::DoNotOptimize(result.outputs);
   }
   std::filesystem::remove_all(dir);
@@ -62,6 +63,7 @@ void BM_ReplayTrace(benchmark::State& state) {
   state.counters["cycles"] = static_cast<double>(cycles);
   state.counters["computed"] = static_cast<double>(cycles - reused);
   state.counters["fair_share_only"] = static_cast<double>(fair_share_only);
+  state.counters["updated"] = static_cast<double>(updated);
 }
 
 }  // namespace

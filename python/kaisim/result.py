@@ -30,6 +30,7 @@ class Result:
     cycles: int
     cycles_reused: int = 0  # cycles on an unchanged cluster whose outcome was reused (docs/scenario-format.md)
     cycles_fair_share_only: int = 0  # cycles with nothing pending: fair share recomputed, actions skipped
+    cycles_updated: int = 0  # full cycles on the previous cycle's state brought up to date, not a new snapshot
     expectations_checked: int = 0
     failures: list[tuple[float, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)

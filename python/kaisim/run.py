@@ -44,6 +44,7 @@ def replay(scenario: ScenarioLike, *, check: bool = False, out_dir: Optional[Uni
         cycles=raw["cycles"],
         cycles_reused=raw["cycles_reused"],
         cycles_fair_share_only=raw["cycles_fair_share_only"],
+        cycles_updated=raw["cycles_updated"],
         expectations_checked=raw["expectations_checked"],
         failures=[(at_ms / 1000.0, what) for at_ms, what in raw["failures"]],
         warnings=list(raw["warnings"]),

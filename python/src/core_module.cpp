@@ -45,6 +45,7 @@ py::dict replay(const std::string& scenario_path, const std::string& scenario_te
   out["cycles"] = result.cycles;
   out["cycles_reused"] = result.cycles_reused;
   out["cycles_fair_share_only"] = result.cycles_fair_share_only;
+  out["cycles_updated"] = result.cycles_updated;
   out["outputs"] = result.outputs;
   out["warnings"] = diagnostics.warnings;
   return out;

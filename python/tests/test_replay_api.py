@@ -138,5 +138,6 @@ def test_gen_trace_writes_a_replayable_alibaba_shaped_workload(tmp_path):
     assert len(ends) == ends["pod"].nunique() == 200
     assert 0 < result.cycles_reused < result.cycles
     assert 0 < result.cycles_fair_share_only < result.cycles - result.cycles_reused
+    assert 0 < result.cycles_updated < result.cycles - result.cycles_reused - result.cycles_fair_share_only
     with pytest.raises(kaisim.KaisimError, match="pods: must be between 1 and 200000"):
         kaisim.gen_trace(tmp_path / "u", pods=0)

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "k8s_reader.hpp"
+#include "parsed_objects.hpp"
 #include "snapshot_fields.hpp"
 #include "pod_affinity_reader.hpp"
 #include "scheduler_config_reader.hpp"
@@ -134,14 +135,6 @@ std::int64_t read_value(const Field& f) {
   return *v;
 }
 
-// A resource list (requests, limits, allocatable) as (cpu milli, memory bytes, gpu count, pods)
-// plus other scalars (MIG profiles) by name.
-struct ResourceList {
-  ResourceVec base = ResourceVec::Zero();
-  std::map<std::string, double> scalars;
-  bool has_gpu = false;
-  std::int64_t gpu = 0;
-};
 
 ResourceList read_resource_list(const Field& f) {
   ResourceList out;
@@ -253,47 +246,10 @@ model::Node read_node(const Field& obj) {
 
 // ---------------------------------------------------------------- pods
 
-// A PodGroup as read, or as the pod-grouper would create it for a pod without one.
-struct PodGroupObject {
-  explicit PodGroupObject(Field f) : source(std::move(f)) {}
-  Field source;
-  std::string name, ns, queue, priority_class, preemptibility;
-  std::int64_t min_member = 1;
-  std::shared_ptr<const model::SubGroupTree> groups = model::SubGroupTree::single(1);
-  std::int64_t created_ns = 0;
-  std::optional<std::int64_t> last_start_ns, stale_since_ns;
-  std::size_t name_hash = 0;
-};
 
 // PodGroups are matched by name every cycle of a replay: the hash is taken once, at reading.
 std::size_t name_hash(const std::string& name) { return std::hash<std::string_view>{}(name); }
 
-struct PodObject {
-  explicit PodObject(Field f) : source(std::move(f)) {}
-  Field source;
-  std::string name, ns, uid;
-  Labels labels, annotations;
-  std::int64_t created_ns = 0;
-  std::optional<std::int64_t> deleted_ns;
-  bool controller_owned = false;
-  std::string node_name, scheduler_name, priority_class, phase, nominated_node;
-  bool gated = false;
-  ResourceList requests;
-  model::PlacementRules placement;
-  model::Task base;                // task_template(): the pod's own part of its Task
-  bool reservation_label = false;  // app=kai-resource-reservation, in any namespace
-  std::string pod_group;           // the pod-group-name annotation
-  std::string sub_group;           // kai.scheduler/subgroup-name, "default" without one
-  // What the pod-grouper would create for a KAI pod without a PodGroup (its priority class is
-  // checked per state, against the classes that exist then).
-  std::optional<PodGroupObject> grouper;
-  std::string grouper_class;
-  std::size_t group_hash = 0;      // name_hash() of pod_group, or of the grouper's PodGroup
-  bool guaranteed = false;         // QoS class Guaranteed
-  std::shared_ptr<const model::NumaUnits> numa_units;  // Guaranteed pods only
-  std::optional<std::vector<model::ZoneAmounts>> numa_observed, numa_predicted;
-  std::vector<PodClaimRef> claims;  // spec.resourceClaims
-};
 
 // Requests of all containers plus init-container effects, as the kubelet aggregates them;
 // a resource given only as a limit is requested at its limit (API-server defaulting).
@@ -491,14 +447,6 @@ PodGroupObject read_pod_group(const Field& obj) {
   return pg;
 }
 
-struct BindRequestObject {
-  std::string pod_key, node;
-  std::vector<std::string> gpu_groups;
-  std::string received_type;
-  bool finally_failed = false;
-  std::optional<std::vector<model::ZoneAmounts>> numa_zones;  // spec.predictedNUMAZones
-  std::vector<std::pair<std::string, model::DraAllocation>> claim_allocations;  // spec.resourceClaimAllocations
-};
 
 BindRequestObject read_bind_request(const Field& obj) {
   BindRequestObject br;
@@ -751,39 +699,6 @@ model::ClusterState load_snapshot(const std::vector<SnapshotSource>& sources,
   return build_cluster_state(docs, options, diagnostics);
 }
 
-// Every object of one or more documents, read into typed form once.
-struct ParsedObjects {
-  /// Which of the lists below hold anything (a bit per list, `Kind`): a replay assembles thousands
-  /// of one-object parts a cycle, and reads one word of each instead of every list.
-  std::uint32_t kinds = 0;
-  std::vector<Field> queues;  // read per state: their position matters and they are few
-  std::vector<std::pair<Field, model::Node>> nodes;
-  std::vector<PodObject> pods;
-  std::vector<PodGroupObject> pod_groups;
-  std::vector<BindRequestObject> bind_requests;
-  std::vector<model::PriorityClass> priority_classes;
-  std::vector<model::Topology> topologies;
-  std::vector<std::pair<std::string, model::NumaTopology>> numa;  ///< node name -> its zones
-  std::vector<model::DeviceClass> device_classes;
-  std::vector<model::DraSlice> resource_slices;
-  std::vector<model::ResourceClaim> resource_claims;
-  std::optional<model::SchedulerConfig> config;  ///< from a KAI snapshot
-  std::int64_t latest_time = 0;
-  enum Kind : std::uint32_t {
-    kQueues = 1, kNodes = 2, kPods = 4, kPodGroups = 8, kBindRequests = 16, kPriorityClasses = 32,
-    kTopologies = 64, kNuma = 128, kDeviceClasses = 256, kSlices = 512, kClaims = 1024, kConfig = 2048,
-  };
-  void mark_kinds() {
-    const std::pair<bool, Kind> present[] = {
-        {!queues.empty(), kQueues}, {!nodes.empty(), kNodes}, {!pods.empty(), kPods},
-        {!pod_groups.empty(), kPodGroups}, {!bind_requests.empty(), kBindRequests},
-        {!priority_classes.empty(), kPriorityClasses}, {!topologies.empty(), kTopologies},
-        {!numa.empty(), kNuma}, {!device_classes.empty(), kDeviceClasses},
-        {!resource_slices.empty(), kSlices}, {!resource_claims.empty(), kClaims}, {config.has_value(), kConfig}};
-    kinds = 0;
-    for (const auto& [has, kind] : present) kinds |= has ? static_cast<std::uint32_t>(kind) : 0U;
-  }
-};
 
 namespace {
 
@@ -880,6 +795,49 @@ class JobsByName {
 };
 
 }  // namespace
+
+int priority_of(const std::vector<model::PriorityClass>& classes, const std::string& name, bool& found) {
+  for (const model::PriorityClass& pc : classes) {
+    if (pc.name == name) return found = true, pc.value;
+  }
+  found = false;
+  return model::default_priority(classes);
+}
+
+void set_job(model::Job& job, const model::ClusterState& state, const PodGroupObject& pg, const std::string& priority_class) {
+  job.name = pg.name;
+  job.ns = pg.ns;
+  job.queue_name = pg.queue;
+  job.queue = state.queue_tree.find(pg.queue);
+  bool found = false;
+  job.priority = priority_of(state.priority_classes, priority_class, found);
+  job.preemptible = pg.preemptibility.empty() ? job.priority < 100 : pg.preemptibility == "preemptible";
+  job.groups = pg.groups;
+  job.created_ns = pg.created_ns;
+  job.last_start_ns = pg.last_start_ns;
+  job.stale_since_ns = pg.stale_since_ns;
+  job.problem.clear();
+  if (!job.queue.valid()) job.problem = "queue \"" + pg.queue + "\" does not exist";
+}
+
+void set_task(model::Task& task, TaskId id, const model::ClusterState& state, const PodObject& pod,
+              const BindRequestObject* br, Diagnostics& diagnostics) {
+  task = pod.base;
+  task.id = id;
+  task.status = task_status(pod, br, state.now_ns);
+  if (br && !br->gpu_groups.empty()) task.gpu_groups = br->gpu_groups;
+  if (br && !br->received_type.empty()) task.received_type = received_type(br->received_type);
+  // resolvePlacementRecord: observed, else the BindRequest's prediction, else the predicted annotation.
+  if (pod.numa_observed) task.numa_record = *pod.numa_observed;
+  else if (br && br->numa_zones) task.numa_record = *br->numa_zones;
+  else if (pod.numa_predicted) task.numa_record = *pod.numa_predicted;
+  const std::string& node_name = pod.node_name.empty() && br ? br->node : pod.node_name;
+  if (node_name.empty()) return;
+  task.node = state.find_node(node_name);
+  if (!task.node.valid() && model::is_active_used(task.status)) {
+    diagnostics.warn(pod.source.where(), pod.source.path(), "pod runs on unknown node \"" + node_name + "\"; its resources are not counted");
+  }
+}
 
 std::shared_ptr<const ParsedObjects> parse_objects(const Field& doc, Diagnostics& diagnostics) {
   Objects objects;
@@ -1024,14 +982,6 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
     binds[br->pod_key] = br;
   }
 
-  auto priority_of = [&](const std::string& class_name, bool& found) {
-    for (const model::PriorityClass& pc : state.priority_classes) {
-      if (pc.name == class_name) return found = true, pc.value;
-    }
-    found = false;
-    return model::default_priority(state.priority_classes);
-  };
-
   std::size_t grouped_pods = 0;  // pods the pod-grouper gives a PodGroup of their own
   for (const PodObject* pod : pods) grouped_pods += pod->grouper ? 1U : 0U;
   JobsByName job_by_name(group_objects.size() + grouped_pods);
@@ -1045,20 +995,8 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
       // Reuse the memory of last cycle's job: every field is assigned below or reset here.
       job = std::move(spare_jobs[id]);
       job.tasks.clear();
-      job.problem.clear();
     }
-    job.name = pg.name;
-    job.ns = pg.ns;
-    job.queue_name = pg.queue;
-    job.queue = state.queue_tree.find(pg.queue);
-    bool found = false;
-    job.priority = priority_of(priority_class, found);
-    job.preemptible = pg.preemptibility.empty() ? job.priority < 100 : pg.preemptibility == "preemptible";
-    job.groups = pg.groups;
-    job.created_ns = pg.created_ns;
-    job.last_start_ns = pg.last_start_ns;
-    job.stale_since_ns = pg.stale_since_ns;
-    if (!job.queue.valid()) job.problem = "queue \"" + pg.queue + "\" does not exist";
+    set_job(job, state, pg, priority_class);
     job_by_name.set(pg.name, pg.name_hash, id);  // KAI keys PodGroups by name only: the later wins
     state.jobs.push_back(std::move(job));
     return id;
@@ -1076,23 +1014,15 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
 
   for (std::size_t i = 0; i < pods.size(); ++i) {
     const PodObject& pod = *pods[i];
-    model::Task& task = state.tasks[TaskId(static_cast<TaskId::value_type>(i))];
-    task = pod.base;
-    task.id = TaskId(static_cast<TaskId::value_type>(i));
+    const TaskId id(static_cast<TaskId::value_type>(i));
+    model::Task& task = state.tasks[id];
     const BindRequestObject* br = nullptr;
     if (!binds.empty()) {  // the replay never has BindRequests: skip building the key
       const auto br_it = binds.find(pod.ns + "/" + pod.name);
       if (br_it != binds.end()) br = br_it->second;
     }
-    task.status = task_status(pod, br, state.now_ns);
-    const std::string& node_name = pod.node_name.empty() && br ? br->node : pod.node_name;
-    if (br && !br->gpu_groups.empty()) task.gpu_groups = br->gpu_groups;
-    if (br && !br->received_type.empty()) task.received_type = received_type(br->received_type);
+    set_task(task, id, state, pod, br, diagnostics);
     if (!pod.claims.empty()) resolve_claims(pod, br, state, claim_index, task);
-    // resolvePlacementRecord: observed, else the BindRequest's prediction, else the predicted annotation.
-    if (pod.numa_observed) task.numa_record = *pod.numa_observed;
-    else if (br && br->numa_zones) task.numa_record = *br->numa_zones;
-    else if (pod.numa_predicted) task.numa_record = *pod.numa_predicted;
 
     if (pod.scheduler_name == kSchedulerName && !task.reservation) {
       const std::string& group = pod.grouper ? pod.grouper->name : pod.pod_group;
@@ -1100,7 +1030,7 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
       if (pod.grouper && !job.valid()) {
         // Pods without a PodGroup get one from the pod-grouper, in a class that exists.
         bool found = false;
-        (void)priority_of(pod.grouper_class, found);
+        (void)priority_of(state.priority_classes, pod.grouper_class, found);
         job = add_job(*pod.grouper, found ? pod.grouper_class : std::string("train"));
       }
       if (!job.valid()) {
@@ -1112,12 +1042,6 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
         // pod invalid (never scheduled).
         task.pod_set = state.jobs[task.job].groups->find_pod_set(pod.sub_group);
         state.jobs[task.job].tasks.push_back(task.id);
-      }
-    }
-    if (!node_name.empty()) {
-      task.node = state.find_node(node_name);
-      if (!task.node.valid() && model::is_active_used(task.status)) {
-        diagnostics.warn(pod.source.where(), pod.source.path(), "pod runs on unknown node \"" + node_name + "\"; its resources are not counted");
       }
     }
     if (task.node.valid() && model::is_active_used(task.status)) state.nodes[task.node].add_task(task);

@@ -2,7 +2,9 @@
 // Private: build a cluster state from already parsed Kubernetes objects (the replay keeps its
 // world as objects and rebuilds the state every cycle).
 
+#include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "sim/io/snapshot.hpp"
@@ -30,6 +32,28 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
 model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects*>& parts,
                                            const SnapshotOptions& options, Diagnostics& diagnostics,
                                            model::ClusterState recycled);
+
+/// What changed in a replay's objects since a state was assembled, when only pods and PodGroups
+/// did. Gone objects are named "namespace/name"; changed ones (new, or with a new reading) are
+/// parts of one object each.
+struct PodChanges {
+  std::vector<std::string> gone_pods, gone_groups;
+  std::vector<const ParsedObjects*> pods, groups;
+};
+/// Whether update_pods can follow changes to `state`: its pods and PodGroups are in the order of
+/// their keys (no reservation pods, no pods without a PodGroup, no List objects), no two
+/// PodGroups share a name, and it holds no DRA objects and no NUMA topologies.
+bool updatable(const model::ClusterState& state);
+/// Brings `state`, which assemble_cluster_state built, to the state it would build after
+/// `changes`: the same tasks and jobs in the same order (the ids after an added or gone one
+/// shift), and each node that held or now holds a changed pod built again from its Node object
+/// (`node_object` finds it by name). The caller sets the state's clock and GPU group counter;
+/// `updatable(state)` must have held when the state was assembled (updates keep it). False,
+/// with `state` untouched, for a change this does not follow (DRA objects, reservation pods, pods
+/// without a PodGroup annotation, a PodGroup name used in two namespaces):
+/// the state must then be assembled anew. BindRequests are the caller's to rule out.
+bool update_pods(model::ClusterState& state, const PodChanges& changes,
+                 const std::function<const ParsedObjects*(const std::string&)>& node_object, Diagnostics& diagnostics);
 
 /// Like load_snapshot, over documents that are already parsed. Each Field keeps a pointer to its
 /// file name, which must outlive the call.

@@ -106,47 +106,94 @@ model::ClusterState cycle_input(replay::World& world, std::int64_t now, const re
   return state;
 }
 
-// Takes bare pods that completed out of a settled cycle's state, as the next snapshot would not
-// have them: each must be the only task of its job, placed and holding resources. False when one
-// is not, and the state is then left for a full cycle to rebuild.
-bool remove_finished(model::ClusterState& state, const std::vector<std::string>& pods) {
-  for (const std::string& pod : pods) {  // usually one pod, so a scan beats building an index
-    const std::size_t slash = pod.find('/');
-    const std::string_view ns(pod.data(), slash), name = std::string_view(pod).substr(slash + 1);
-    auto it = std::find_if(state.tasks.begin(), state.tasks.end(), [&](const model::Task& t) {
-      return t.name == name && t.ns == ns && t.job.valid() && t.node.valid() && model::is_active_used(t.status);
-    });
-    if (it == state.tasks.end() || state.jobs[it->job].tasks.size() != 1) return false;
-    state.nodes[it->node].remove_task(it->id);
-    it->status = model::TaskStatus::SUCCEEDED;
-    it->node = NodeId::invalid();
-  }
-  return true;
+bool has_pending(const model::ClusterState& state) {
+  return std::any_of(state.tasks.begin(), state.tasks.end(),
+                     [](const model::Task& t) { return t.status == model::TaskStatus::PENDING; });
 }
 
 #ifndef NDEBUG
-// Debug and sanitizer builds prove each fair-share-only cycle: a full cycle on the snapshot
-// decides nothing and gives every queue the same attributes.
-void check_fair_share_only(const sched::Session& light, replay::World& world, std::int64_t now,
-                           const replay::Scenario& sc) {
-  Diagnostics ignored;
-  model::ClusterState state = cycle_input(world, now, sc, ignored);
-  {
-    const sched::Session full = sched::run_cycle(state);
-    SIM_ASSERT(full.binds.empty() && full.pipelines.empty() && full.evictions.empty());
-    SIM_ASSERT(full.queues.size() == light.queues.size());
-    for (std::size_t i = 0; i < full.queues.size(); ++i) {
-      const QueueId q(static_cast<QueueId::value_type>(i));
-      for (Resource r : {Resource::CPU, Resource::MEMORY, Resource::GPU}) {
-        const fairshare::ResourceShare& a = full.queues[q][r];
-        const fairshare::ResourceShare& b = light.queues[q][r];
-        SIM_ASSERT(a.fair_share == b.fair_share && a.deserved == b.deserved && a.max_allowed == b.max_allowed);
-        SIM_ASSERT(a.allocated == b.allocated && a.allocated_not_preemptible == b.allocated_not_preemptible);
-        SIM_ASSERT(a.request == b.request);
-      }
+// Debug and sanitizer builds prove each cycle on a kept state: it equals a new snapshot in every
+// field a cycle reads, and a full cycle on either decides the same and gives every queue the same
+// attributes (on a state with nothing pending: decides nothing, and gives the fair-share-only
+// session's attributes).
+bool same_vec(const ResourceVec& a, const ResourceVec& b) { return (a == b).all(); }
+
+void check_same_state(const model::ClusterState& a, const model::ClusterState& b) {
+  SIM_ASSERT(a.tasks.size() == b.tasks.size() && a.jobs.size() == b.jobs.size() && a.nodes.size() == b.nodes.size());
+  SIM_ASSERT(a.now_ns == b.now_ns && a.next_gpu_group == b.next_gpu_group);
+  for (const model::Task& x : a.tasks) {
+    const model::Task& y = b.tasks[x.id];
+    SIM_ASSERT(x.id == y.id && x.uid == y.uid && x.name == y.name && x.ns == y.ns && x.job == y.job && x.pod_set == y.pod_set);
+    SIM_ASSERT(x.status == y.status && x.node == y.node && x.virtual_status == y.virtual_status);
+    SIM_ASSERT(same_vec(x.request, y.request) && same_vec(x.accepted, y.accepted) && x.scalars == y.scalars);
+    SIM_ASSERT(x.received_type == y.received_type && x.gpu_groups == y.gpu_groups && x.created_ns == y.created_ns);
+    SIM_ASSERT(x.gpu.count == y.gpu.count && x.gpu.portion == y.gpu.portion && x.gpu.memory_mib == y.gpu.memory_mib);
+    SIM_ASSERT(x.accepted_gpu.count == y.accepted_gpu.count && x.accepted_gpu.portion == y.accepted_gpu.portion);
+    SIM_ASSERT(x.numa_placement == y.numa_placement && x.numa_record == y.numa_record && x.nominated_node == y.nominated_node);
+  }
+  for (std::size_t i = 0; i < a.jobs.size(); ++i) {
+    const JobId id(static_cast<JobId::value_type>(i));
+    const model::Job& x = a.jobs[id];
+    const model::Job& y = b.jobs[id];
+    SIM_ASSERT(x.name == y.name && x.ns == y.ns && x.queue == y.queue && x.priority == y.priority && x.preemptible == y.preemptible);
+    SIM_ASSERT(x.created_ns == y.created_ns && x.last_start_ns == y.last_start_ns && x.stale_since_ns == y.stale_since_ns);
+    SIM_ASSERT(x.tasks == y.tasks && x.problem == y.problem && x.groups == y.groups);
+  }
+  for (std::size_t i = 0; i < a.nodes.size(); ++i) {
+    const NodeId id(static_cast<NodeId::value_type>(i));
+    const model::Node& x = a.nodes[id];
+    const model::Node& y = b.nodes[id];
+    SIM_ASSERT(x.name == y.name && same_vec(x.idle, y.idle) && same_vec(x.used, y.used) && same_vec(x.releasing, y.releasing));
+    SIM_ASSERT(x.scalars_idle == y.scalars_idle && x.scalars_releasing == y.scalars_releasing);
+    SIM_ASSERT(x.used_shared_mib == y.used_shared_mib && x.releasing_shared_mib == y.releasing_shared_mib);
+    SIM_ASSERT(x.allocated_shared_mib == y.allocated_shared_mib && x.releasing_shared_gpus == y.releasing_shared_gpus);
+    SIM_ASSERT(x.tasks.size() == y.tasks.size() && x.legacy_mig_tasks == y.legacy_mig_tasks);
+    for (const auto& [task, rec] : x.tasks) {
+      auto other = y.tasks.find(task);
+      SIM_ASSERT(other != y.tasks.end() && other->second.status == rec.status && same_vec(other->second.tracked, rec.tracked));
+      SIM_ASSERT(other->second.gpu_groups == rec.gpu_groups && other->second.gpu_memory_mib == rec.gpu_memory_mib);
     }
   }
-  world.recycle(std::move(state));
+}
+
+void check_same_queues(const sched::Session& a, const sched::Session& b) {
+  SIM_ASSERT(a.queues.size() == b.queues.size());
+  for (std::size_t i = 0; i < a.queues.size(); ++i) {
+    const QueueId q(static_cast<QueueId::value_type>(i));
+    for (Resource r : {Resource::CPU, Resource::MEMORY, Resource::GPU}) {
+      const fairshare::ResourceShare& x = a.queues[q][r];
+      const fairshare::ResourceShare& y = b.queues[q][r];
+      SIM_ASSERT(x.fair_share == y.fair_share && x.deserved == y.deserved && x.max_allowed == y.max_allowed);
+      SIM_ASSERT(x.allocated == y.allocated && x.allocated_not_preemptible == y.allocated_not_preemptible);
+      SIM_ASSERT(x.request == y.request);
+    }
+  }
+}
+
+// `light` is the fair-share-only session on `kept`, or null before a full cycle on it.
+void check_kept(const model::ClusterState& kept, const sched::Session* light, replay::World& world, std::int64_t now,
+                const replay::Scenario& sc) {
+  Diagnostics ignored;
+  model::ClusterState fresh = cycle_input(world, now, sc, ignored);
+  check_same_state(kept, fresh);
+  model::ClusterState copy = kept;
+  {
+    const sched::Session full = sched::run_cycle(fresh);
+    if (light) {
+      SIM_ASSERT(full.binds.empty() && full.pipelines.empty() && full.evictions.empty());
+      check_same_queues(full, *light);
+    } else {
+      const sched::Session other = sched::run_cycle(copy);
+      SIM_ASSERT(full.binds.size() == other.binds.size() && full.pipelines.size() == other.pipelines.size());
+      SIM_ASSERT(full.evictions.size() == other.evictions.size());
+      for (std::size_t i = 0; i < full.binds.size(); ++i) {
+        SIM_ASSERT(full.binds[i].task == other.binds[i].task && full.binds[i].node == other.binds[i].node);
+        SIM_ASSERT(full.binds[i].gpu_groups == other.binds[i].gpu_groups);
+      }
+      check_same_queues(full, other);
+    }
+  }
+  world.recycle(std::move(fresh));
 }
 #endif
 
@@ -197,9 +244,10 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
   constexpr std::uint64_t kNoVersion = ~std::uint64_t{0};
   std::uint64_t repeatable_version = kNoVersion;  // world version after a cycle whose outcome repeats
   std::uint64_t settled_version = kNoVersion;     // quiet version after a cycle that left nothing pending
-  // While settled: the state that cycle left, kept up to date with the bare pods that complete.
-  std::optional<model::ClusterState> settled_state;
-  bool settled_sampled = false;  // the latest sample is of settled_state as it is
+  // While settled: the state that cycle left, which later cycles bring up to date
+  // (World::update_snapshot) instead of taking a new snapshot.
+  std::optional<model::ClusterState> kept;
+  bool kept_sampled = false;  // the latest sample is of `kept` as it is
   // Drained: no step left, and no pod left or only pods no cycle will ever place (the cycle's
   // outcome repeats and no timer is left to change the cluster).
   auto drained = [&](bool repeats) {
@@ -213,36 +261,45 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
       for (const replay::Manifest& m : step.apply) world.apply(m, now, events);
       for (const replay::PodShape& pod : step.pods) world.apply({replay::bare_pod_manifest(pod), step.pods_file}, now, events);
     }
-    bool settled_now = false;  // only pods starting or finishing since a cycle that left nothing pending
-    if (now == next_cycle) {
-      const std::vector<std::string> finished = world.take_finished_pods();
-      settled_now = settled_state && settled_version == world.quiet_version() && remove_finished(*settled_state, finished);
-      if (!finished.empty()) settled_sampled = false;
+    const bool cycle = now == next_cycle;
+    const bool unchanged = cycle && repeatable_version == world.version();
+    bool current = false;  // `kept` is this cycle's state
+    if (cycle && !unchanged && kept) {
+      bool moved = false;  // pods came or went: the fair share moves
+      current = settled_version == world.quiet_version() && world.update_snapshot(*kept, now, moved, per_cycle);
+      if (!current) {
+        world.recycle(std::move(*kept));
+        kept.reset();
+      }
+      if (moved) kept_sampled = false;
     }
-    if (now == next_cycle && (repeatable_version == world.version() || (settled_now && settled_sampled))) {
+    const bool pending = current && has_pending(*kept);
+    if (unchanged || (current && !pending && kept_sampled)) {
       metrics.repeat(now);  // nothing changed since a cycle that decided nothing, or nothing that matters
       ++result.cycles;
       ++result.cycles_reused;
       next_cycle += sc.period_ms;
       if (drained(true)) end = now;
-    } else if (settled_now) {
+    } else if (current && !pending) {
       // Nothing is pending, so the actions have nothing to do; the proportion plugin's
       // attributes still move with pods bound last cycle (their request now counts as what they
       // received) and pods that finished.
-      const sched::Session ssn(*settled_state);
+      const sched::Session ssn(*kept);
 #ifndef NDEBUG
-      check_fair_share_only(ssn, world, now, sc);
+      check_kept(*kept, &ssn, world, now, sc);
 #endif
       metrics.sample(ssn, now);
-      settled_sampled = true;
+      kept_sampled = true;
       ++result.cycles;
       ++result.cycles_fair_share_only;
       next_cycle += sc.period_ms;
       if (drained(true)) end = now;
-    } else if (now == next_cycle) {
-      if (settled_state) world.recycle(std::move(*settled_state));
-      settled_state.reset();
-      model::ClusterState state = cycle_input(world, now, sc, per_cycle);
+    } else if (cycle) {
+      model::ClusterState state = current ? std::move(*kept) : cycle_input(world, now, sc, per_cycle);
+      kept.reset();
+#ifndef NDEBUG
+      if (current) check_kept(state, nullptr, world, now, sc);
+#endif
       if (sc.usage.enabled) state.queue_usage = usage_db.usage(now);
       bool repeats = false, calm = false, bound = false;  // set while the session lives
       {
@@ -255,17 +312,19 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
         repeats = outcome_repeats(ssn, sc);
         calm = settled(ssn, sc);
         bound = !ssn.binds.empty();
+        if (calm) state.jobs_by_name = ssn.jobs_by_name();  // the jobs stay as they are until an update
       }
       const bool reuse = options.reuse_unchanged_cycles;
       repeatable_version = repeats && reuse ? world.version() : kNoVersion;
       settled_version = calm && reuse ? world.quiet_version() : kNoVersion;
-      if (calm && reuse) {
-        settled_state = std::move(state);
-        settled_sampled = !bound;
+      if (calm && reuse && (current || io::updatable(state))) {  // an update keeps the state updatable
+        kept = std::move(state);
+        kept_sampled = !bound;
       } else {
         world.recycle(std::move(state));
       }
       ++result.cycles;
+      if (current) ++result.cycles_updated;
       next_cycle += sc.period_ms;
       if (drained(repeats)) end = now;
     }

@@ -199,7 +199,14 @@ void World::apply(const Manifest& m, std::int64_t now_ms, std::vector<PodEvent>&
     if (!doc["status"].IsDefined()) doc["status"]["phase"] = "Pending";
     gone_.erase(str(doc, "metadata", "namespace") + "/" + str(doc, "metadata", "name"));
     if (is_kai_pod(doc) && str(doc["metadata"], "annotations", "pod-group-name").empty()) {
-      group_bare_pod(doc, m.file, now_ms);
+      const std::string group_key = group_bare_pod(doc, m.file, now_ms);
+      if (existing == objects_.end() && str(doc, "spec", "nodeName").empty()) {
+        // A bare pod arriving for the scheduler, with the PodGroup made for it.
+        ++arrived_;
+        ++changes_.arrived;
+        changes_.pods.push_back(key);
+        changes_.groups.push_back(group_key);
+      }
     }
   }
   put(key, Object{doc, std::make_shared<const std::string>(m.file)});
@@ -219,7 +226,7 @@ void World::apply(const Manifest& m, std::int64_t now_ms, std::vector<PodEvent>&
 
 // defaultgrouper: PodGroup pg-<pod>-<uid>, owned by the pod, minMember 1, queue from the
 // kai.scheduler/queue label, priority class from the pod if it exists, else "train".
-void World::group_bare_pod(YAML::Node pod, const std::string& file, std::int64_t now_ms) {
+std::string World::group_bare_pod(YAML::Node pod, const std::string& file, std::int64_t now_ms) {
   const std::string ns = str(pod, "metadata", "namespace");
   const std::string name = "pg-" + str(pod, "metadata", "name") + "-" + str(pod, "metadata", "uid");
   YAML::Node pg;
@@ -238,7 +245,9 @@ void World::group_bare_pod(YAML::Node pod, const std::string& file, std::int64_t
   const std::string preemptibility = str(pod["metadata"], "labels", "kai.scheduler/preemptibility");
   if (!preemptibility.empty()) pg["spec"]["preemptibility"] = preemptibility;
   pod["metadata"]["annotations"]["pod-group-name"] = name;
-  put("PodGroup/" + ns + "/" + name, Object{pg, std::make_shared<const std::string>(file)});
+  const std::string key = "PodGroup/" + ns + "/" + name;
+  put(key, Object{pg, std::make_shared<const std::string>(file)});
+  return key;
 }
 
 void World::start_termination(const std::string& key, std::int64_t now_ms, std::vector<PodEvent>& events) {
@@ -300,6 +309,7 @@ void World::remove(const ObjectRef& ref, std::int64_t now_ms, std::vector<PodEve
 void World::mark_running(const std::string& key, std::int64_t since_ms) {
   YAML::Node doc = edit(objects_.at(key));
   ++started_;
+  changes_.pods.push_back(key);
   doc["status"]["phase"] = "Running";
   const std::string runtime = str(doc["metadata"], "annotations", kRuntimeAnnotation);
   if (runtime.empty()) return;
@@ -336,7 +346,8 @@ void World::advance(std::int64_t now_ms, std::vector<PodEvent>& events) {
       drop("PodGroup/" + ns + "/" + group);
       // A bare pod gone with its PodGroup: the scheduler loses one job of one pod.
       finished_ += version_ - before;
-      finished_pods_.push_back(ns + "/" + name);
+      changes_.gone_pods.push_back(ns + "/" + name);
+      changes_.gone_groups.push_back(ns + "/" + group);
     }
   }
   evict_for_taints(now_ms, events);
@@ -426,14 +437,17 @@ void World::record_claims(const model::ClusterState& state, const model::Task& t
   }
 }
 
+const io::ParsedObjects* World::parsed(Object& obj, Diagnostics& diagnostics) {
+  if (!obj.parsed) obj.parsed = io::parse_objects(io::Field(obj.doc, "", obj.file.get()), diagnostics);
+  return obj.parsed.get();
+}
+
 model::ClusterState World::snapshot(std::int64_t now_ms, Diagnostics& diagnostics) {
   release_claims();
   std::vector<const io::ParsedObjects*> parts;
   parts.reserve(order_.size());
-  for (auto [key, obj] : order_) {
-    if (!obj->parsed) obj->parsed = io::parse_objects(io::Field(obj->doc, "", obj->file.get()), diagnostics);
-    parts.push_back(obj->parsed.get());
-  }
+  for (auto [key, obj] : order_) parts.push_back(parsed(*obj, diagnostics));
+  changes_ = {};
   io::SnapshotOptions options;
   options.now_ns = epoch_ns(now_ms);
   model::ClusterState state = io::assemble_cluster_state(parts, options, diagnostics, std::move(spare_state_));
@@ -441,6 +455,44 @@ model::ClusterState World::snapshot(std::int64_t now_ms, Diagnostics& diagnostic
   for (const model::Job& job : state.jobs) snapshot_marks_.emplace_back(job.last_start_ns, job.stale_since_ns);
   state.next_gpu_group = next_gpu_group;
   return state;
+}
+
+bool World::update_snapshot(model::ClusterState& state, std::int64_t now_ms, bool& pods_moved, Diagnostics& diagnostics) {
+  Changes changes = std::exchange(changes_, {});
+  pods_moved = changes.arrived > 0 || !changes.gone_pods.empty();
+  // The assembly reads a BindRequest into the pod it names; this update does not.
+  auto bind_requests = objects_.lower_bound("BindRequest/");
+  if (bind_requests != objects_.end() && bind_requests->first.rfind("BindRequest/", 0) == 0) return false;
+  io::PodChanges delta;
+  delta.gone_pods = std::move(changes.gone_pods);
+  delta.gone_groups = std::move(changes.gone_groups);
+  // Each changed object once, as it is now; one that is gone must be listed as gone.
+  auto read = [&](std::vector<std::string>& keys, const std::vector<std::string>& gone,
+                  std::vector<const io::ParsedObjects*>& out) {
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    for (const std::string& key : keys) {
+      auto it = objects_.find(key);
+      if (it != objects_.end()) {
+        out.push_back(parsed(it->second, diagnostics));
+        continue;
+      }
+      const std::string name = key.substr(key.find('/') + 1);  // "namespace/name"
+      if (std::find(gone.begin(), gone.end(), name) == gone.end()) return false;
+    }
+    return true;
+  };
+  if (!read(changes.pods, delta.gone_pods, delta.pods) || !read(changes.groups, delta.gone_groups, delta.groups)) return false;
+  auto node_object = [&](const std::string& name) -> const io::ParsedObjects* {
+    auto it = objects_.find("Node//" + name);
+    return it == objects_.end() ? nullptr : parsed(it->second, diagnostics);
+  };
+  if (!io::update_pods(state, delta, node_object, diagnostics)) return false;
+  state.now_ns = epoch_ns(now_ms);
+  state.next_gpu_group = next_gpu_group;
+  snapshot_marks_.clear();
+  for (const model::Job& job : state.jobs) snapshot_marks_.emplace_back(job.last_start_ns, job.stale_since_ns);
+  return true;
 }
 
 void World::apply_decisions(const sched::Session& ssn, std::int64_t now_ms, std::int64_t bind_delay_ms,
@@ -481,6 +533,7 @@ void World::apply_decisions(const sched::Session& ssn, std::int64_t now_ms, std:
       doc["metadata"]["annotations"]["kai.scheduler/numa-placement-predicted"] = record + "]";
     }
     if (!t.claims.empty()) record_claims(state, t);
+    changes_.pods.push_back(pod_key(t));
     binding_.set(pod_key(t), now_ms + bind_delay_ms);
     if (bind_delay_ms == 0) mark_running(pod_key(t), now_ms);
     events.push_back({now_ms, "bind", t.key(), queue(t), state.nodes[b.node].name, "", "", event_gpus(t)});
@@ -509,6 +562,7 @@ void World::apply_decisions(const sched::Session& ssn, std::int64_t now_ms, std:
     }
     auto it = objects_.find("PodGroup/" + job.ns + "/" + job.name);
     if (it == objects_.end()) continue;
+    changes_.groups.push_back(it->first);
     const std::string last = job.last_start_ns ? format_time((*job.last_start_ns - epoch_ns(0)) / 1'000'000) : "";
     const std::string stale = job.stale_since_ns ? format_time((*job.stale_since_ns - epoch_ns(0)) / 1'000'000) : "";
     Object& pg = it->second;

@@ -64,12 +64,17 @@ class World {
   std::string pod_node(const std::string& key) const;
   /// Grows with every change to the objects: equal versions mean an unchanged cluster.
   std::uint64_t version() const { return version_; }
-  /// Like version(), but two changes do not count: bound pods that start running, and bare pods
-  /// that complete (gone with the PodGroup the pod-grouper made for them). Equal quiet versions
-  /// mean nothing else changed; `take_finished_pods` lists the pods that completed.
-  std::uint64_t quiet_version() const { return version_ - started_ - finished_; }
-  /// The bare pods ("namespace/name") that completed since the last call, with their PodGroup.
-  std::vector<std::string> take_finished_pods() { return std::exchange(finished_pods_, {}); }
+  /// Like version(), but three changes do not count: bound pods that start running, bare pods
+  /// that complete (gone with the PodGroup the pod-grouper made for them), and bare pods that
+  /// arrive (with that PodGroup). Equal quiet versions mean nothing else changed.
+  std::uint64_t quiet_version() const { return version_ - started_ - finished_ - arrived_; }
+  /// Brings the state of an earlier cycle up to date with the pods and PodGroups changed since
+  /// (those three changes, and the binds and scheduler marks that cycle's decisions wrote), as a
+  /// new snapshot would read them; forgets those changes. The caller must have seen that the quiet
+  /// version did not move since that cycle, and that io::updatable(state) held then. False when
+  /// the update cannot follow a change: a new snapshot is then needed. `pods_moved` tells whether
+  /// pods came or went.
+  bool update_snapshot(model::ClusterState& state, std::int64_t now_ms, bool& pods_moved, Diagnostics& diagnostics);
   /// True while any pod exists (pending, running or terminating).
   bool has_pods() const;
   std::uint64_t next_gpu_group = 0;
@@ -91,7 +96,8 @@ class World {
   void put(const std::string& key, Object obj);
   void drop(const std::string& key);
   std::string key_of(const YAML::Node& doc) const;
-  void group_bare_pod(YAML::Node pod, const std::string& file, std::int64_t now_ms);
+  /// Creates the pod-grouper's PodGroup for `pod` and returns its key.
+  std::string group_bare_pod(YAML::Node pod, const std::string& file, std::int64_t now_ms);
   double requested_gpus(const YAML::Node& pod) const;
   std::string queue_of(const YAML::Node& pod) const;
   double claim_gpus(const YAML::Node& pod) const;
@@ -125,7 +131,15 @@ class World {
   std::uint64_t version_ = 0;
   std::uint64_t started_ = 0;   // changes of version_ that only marked a bound pod Running
   std::uint64_t finished_ = 0;  // changes of version_ by bare pods completing
-  std::vector<std::string> finished_pods_;
+  std::uint64_t arrived_ = 0;   // changes of version_ by bare pods arriving
+  /// Pods and PodGroups changed since the last snapshot or update (io::PodChanges, by key).
+  struct Changes {
+    std::vector<std::string> gone_pods, gone_groups;  // "namespace/name"
+    std::vector<std::string> pods, groups;            // object keys
+    std::size_t arrived = 0;                          // pods among them that are new
+  } changes_;
+  /// The typed reading of an object, made now if the object changed since the last one.
+  const io::ParsedObjects* parsed(Object& obj, Diagnostics& diagnostics);
   std::map<std::string, int> recreated_;             // controller-owned pods recreated so far
   std::map<std::string, std::string> gone_;          // pods deleted for good -> "Deleted"
   std::uint64_t next_uid_ = 0;

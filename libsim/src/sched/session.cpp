@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "dra.hpp"
+#include "sim/core/assert.hpp"
 #include "numa.hpp"
 
 #include "sim/fairshare/queue_quota.hpp"
@@ -12,16 +13,22 @@
 namespace sim::sched {
 
 Session::Session(model::ClusterState& cluster) : state(cluster), config(cluster.config) {
-  // Sorted as (name, id) pairs: comparing names then needs no trip into each Job.
-  std::vector<std::pair<std::string_view, JobId>> named;
-  named.reserve(state.jobs.size());
-  for (std::size_t i = 0; i < state.jobs.size(); ++i) {
-    const JobId id(static_cast<JobId::value_type>(i));
-    named.emplace_back(state.jobs[id].name, id);
+  if (!state.jobs_by_name.empty() && state.jobs_by_name.size() == state.jobs.size()) {
+    jobs_by_name_ = state.jobs_by_name;
+    SIM_ASSERT(std::is_sorted(jobs_by_name_.begin(), jobs_by_name_.end(),
+                              [&](JobId a, JobId b) { return state.jobs[a].name < state.jobs[b].name; }));
+  } else {
+    // Sorted as (name, id) pairs: comparing names then needs no trip into each Job.
+    std::vector<std::pair<std::string_view, JobId>> named;
+    named.reserve(state.jobs.size());
+    for (std::size_t i = 0; i < state.jobs.size(); ++i) {
+      const JobId id(static_cast<JobId::value_type>(i));
+      named.emplace_back(state.jobs[id].name, id);
+    }
+    std::sort(named.begin(), named.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    jobs_by_name_.reserve(named.size());
+    for (const auto& [name, id] : named) jobs_by_name_.push_back(id);
   }
-  std::sort(named.begin(), named.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  jobs_by_name_.reserve(named.size());
-  for (const auto& [name, id] : named) jobs_by_name_.push_back(id);
   for (const model::Task& t : state.tasks) {
     any_pod_anti_affinity = any_pod_anti_affinity || !t.placement.pod_anti_affinity.empty();
     any_preferred_pod_affinity = any_preferred_pod_affinity || !t.placement.preferred_pod_affinity.empty() ||

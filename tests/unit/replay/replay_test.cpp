@@ -1,6 +1,7 @@
-// The replay loop end to end through the api: reusing an unchanged cycle's outcome, or
-// recomputing only the fair share when nothing is pending, changes no output byte; and
-// endWhenDrained stops the clock once the workload is gone.
+// The replay loop end to end through the api: reusing an unchanged cycle's outcome, recomputing
+// only the fair share when nothing is pending, or bringing the last cycle's state up to date
+// instead of a new snapshot changes no output byte; and endWhenDrained stops the clock once the
+// workload is gone.
 
 #include <catch2/catch.hpp>
 
@@ -36,7 +37,7 @@ TEST_CASE("reusing the outcome of unchanged cycles gives the same outputs as com
   }
 }
 
-TEST_CASE("cycles with nothing pending recompute only the fair share, and change no output byte") {
+TEST_CASE("fair-share-only cycles and cycles on an updated state change no output byte") {
   // A small generated trace: pods arrive, bind at once, run and complete as bare pods.
   sim::api::TraceOptions trace;
   trace.pods = 300;
@@ -65,7 +66,9 @@ TEST_CASE("cycles with nothing pending recompute only the fair share, and change
   const sim::api::ReplayResult shortcut = run(true);
   std::filesystem::remove_all(dir);
   CHECK(computed.cycles_fair_share_only == 0);
+  CHECK(computed.cycles_updated == 0);
   CHECK(shortcut.cycles_fair_share_only > (computed.cycles - shortcut.cycles_reused) / 10);
+  CHECK(shortcut.cycles_updated > 0);  // pods arrived while nothing was pending
   CHECK(shortcut.cycles == computed.cycles);
   CHECK(shortcut.outputs == computed.outputs);
   CHECK(computed.outputs.at("events.jsonl").find("\"type\":\"complete\"") != std::string::npos);  // pods finished too

@@ -42,6 +42,10 @@ struct ReplayResult {
   /// pending the actions have nothing to do, so only the fair share is recomputed, on the state
   /// that cycle left; they count in `cycles` too.
   std::size_t cycles_fair_share_only = 0;
+  /// Full cycles on the state the previous cycle left, brought up to date with the pods that
+  /// arrived, started or completed since, instead of a new snapshot of every object (the same
+  /// state, built faster); they count in `cycles` too.
+  std::size_t cycles_updated = 0;
   /// The output files by name (timeline.csv, kai-timeline.csv, events.jsonl, summary.json),
   /// filled whether or not `out_dir` is set; docs/replay-output.md describes them.
   std::map<std::string, std::string> outputs;

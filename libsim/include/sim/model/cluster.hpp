@@ -111,6 +111,9 @@ struct ClusterState {
   std::optional<std::int64_t> max_node_gpu_memory_mib;
 
   std::unordered_map<std::string, NodeId> node_by_name;
+  /// Every job in PodGroup name order, when already known (a replay keeps it from cycle to cycle);
+  /// empty, or of another size than `jobs`: a session sorts the jobs itself.
+  std::vector<JobId> jobs_by_name;
   /// Next number for a new shared-GPU group id; a replay carries it from cycle to cycle so ids
   /// stay unique.
   std::uint64_t next_gpu_group = 0;

@@ -1,0 +1,182 @@
+// Updating an assembled state with changed pods and PodGroups gives the state a new assembly of
+// the changed objects gives: same ids in the same order, same books on every node.
+#include <catch2/catch.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "io/snapshot_fields.hpp"
+
+namespace {
+
+using sim::io::ParsedObjects;
+
+const std::string kFile = "objects.yaml";
+
+std::string node(const std::string& name) {
+  return "{apiVersion: v1, kind: Node, metadata: {name: " + name +
+         ", labels: {nvidia.com/gpu.memory: '46068'}}, status: {allocatable: {cpu: '32', memory: 64Gi, pods: '110', "
+         "nvidia.com/gpu: '2'}, conditions: [{type: Ready, status: 'True'}]}}";
+}
+
+// A KAI pod in its PodGroup, pending or bound to `on` and running.
+std::string pod(const std::string& ns, const std::string& name, const std::string& group, const std::string& on,
+                const std::string& fraction = "") {
+  const std::string annotations = "{pod-group-name: " + group + (fraction.empty() ? "" : ", gpu-fraction: '" + fraction + "'") + "}";
+  const std::string gpus = fraction.empty() ? ", resources: {limits: {nvidia.com/gpu: 1}}" : "";
+  return "{apiVersion: v1, kind: Pod, metadata: {name: " + name + ", namespace: " + ns + ", uid: uid-" + name +
+         ", creationTimestamp: '2026-01-01T00:00:00Z', labels: {kai.scheduler/queue: team-a}, annotations: " + annotations +
+         "}, spec: {schedulerName: kai-scheduler" + (on.empty() ? "" : ", nodeName: " + on) + ", containers: [{name: c" + gpus +
+         ", resources: {requests: {cpu: '1'}}}]}, status: {phase: " + (on.empty() ? "Pending" : "Running") + "}}";
+}
+
+std::string group(const std::string& ns, const std::string& name) {
+  return "{apiVersion: scheduling.run.ai/v2alpha2, kind: PodGroup, metadata: {name: " + name + ", namespace: " + ns +
+         ", creationTimestamp: '2026-01-01T00:00:00Z'}, spec: {minMember: 1, queue: team-a}}";
+}
+
+const std::string kQueue =
+    "{apiVersion: scheduling.run.ai/v2, kind: Queue, metadata: {name: team-a}, spec: {resources: {gpu: {quota: 2, limit: -1, "
+    "overQuotaWeight: 1}, cpu: {quota: -1, limit: -1, overQuotaWeight: 1}, memory: {quota: -1, limit: -1, overQuotaWeight: 1}}}}";
+
+// Objects by key, as a replay's world keeps them (the assembly reads them in key order).
+class Objects {
+ public:
+  void put(const std::string& key, const std::string& yaml) {
+    sim::Diagnostics d;
+    parsed_[key] = sim::io::parse_objects(sim::io::Field(YAML::Load(yaml), "", &kFile), d);
+  }
+  void drop(const std::string& key) { parsed_.erase(key); }
+  const ParsedObjects* at(const std::string& key) const { return parsed_.at(key).get(); }
+  sim::model::ClusterState assemble() const {
+    std::vector<const ParsedObjects*> parts;
+    for (const auto& [key, p] : parsed_) parts.push_back(p.get());
+    sim::Diagnostics d;
+    sim::io::SnapshotOptions options;
+    options.now_ns = 1;
+    return sim::io::assemble_cluster_state(parts, options, d);
+  }
+  bool update(sim::model::ClusterState& state, const sim::io::PodChanges& changes) const {
+    sim::Diagnostics d;
+    return sim::io::update_pods(state, changes, [&](const std::string& name) { return at("Node//" + name); }, d);
+  }
+
+ private:
+  std::map<std::string, std::shared_ptr<const ParsedObjects>> parsed_;
+};
+
+void check_same(const sim::model::ClusterState& got, const sim::model::ClusterState& want) {
+  REQUIRE(got.tasks.size() == want.tasks.size());
+  for (const sim::model::Task& t : want.tasks) {
+    const sim::model::Task& g = got.tasks[t.id];
+    CAPTURE(t.key());
+    CHECK(g.key() == t.key());
+    CHECK(g.id == t.id);
+    CHECK(g.job == t.job);
+    CHECK(g.status == t.status);
+    CHECK(g.node == t.node);
+    CHECK((g.accepted == t.accepted).all());
+  }
+  REQUIRE(got.jobs.size() == want.jobs.size());
+  for (std::size_t i = 0; i < want.jobs.size(); ++i) {
+    const sim::JobId id(static_cast<sim::JobId::value_type>(i));
+    CHECK(got.jobs[id].name == want.jobs[id].name);
+    CHECK(got.jobs[id].tasks == want.jobs[id].tasks);
+  }
+  for (std::size_t i = 0; i < want.nodes.size(); ++i) {
+    const sim::NodeId id(static_cast<sim::NodeId::value_type>(i));
+    CAPTURE(want.nodes[id].name);
+    CHECK((got.nodes[id].idle == want.nodes[id].idle).all());
+    CHECK((got.nodes[id].used == want.nodes[id].used).all());
+    CHECK(got.nodes[id].used_shared_mib == want.nodes[id].used_shared_mib);
+    REQUIRE(got.nodes[id].tasks.size() == want.nodes[id].tasks.size());
+    for (const auto& [task, rec] : want.nodes[id].tasks) {
+      REQUIRE(got.nodes[id].tasks.contains(task));
+      CHECK(got.nodes[id].tasks.at(task).status == rec.status);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("an update adds, changes and removes pods as a new assembly would", "[io][snapshot]") {
+  Objects objects;
+  objects.put("Node//n1", node("n1"));
+  objects.put("Node//n2", node("n2"));
+  objects.put("Queue//team-a", kQueue);
+  for (const char* name : {"p1", "p3", "p5"}) objects.put(std::string("PodGroup/a/g-") + name, group("a", std::string("g-") + name));
+  objects.put("Pod/a/p1", pod("a", "p1", "g-p1", "n1"));
+  objects.put("Pod/a/p3", pod("a", "p3", "g-p3", ""));
+  objects.put("Pod/a/p5", pod("a", "p5", "g-p5", "n2", "0.5"));
+  sim::model::ClusterState state = objects.assemble();
+  REQUIRE(sim::io::updatable(state));
+
+  // p2 arrives (between p1 and p3), p3 is bound to n2 and runs, p5 completes with its PodGroup.
+  objects.put("PodGroup/a/g-p2", group("a", "g-p2"));
+  objects.put("Pod/a/p2", pod("a", "p2", "g-p2", ""));
+  objects.put("Pod/a/p3", pod("a", "p3", "g-p3", "n2", "0.5"));
+  objects.drop("Pod/a/p5");
+  objects.drop("PodGroup/a/g-p5");
+  sim::io::PodChanges changes;
+  changes.pods = {objects.at("Pod/a/p3"), objects.at("Pod/a/p2")};
+  changes.groups = {objects.at("PodGroup/a/g-p2")};
+  changes.gone_pods = {"a/p5"};
+  changes.gone_groups = {"a/g-p5"};
+  REQUIRE(objects.update(state, changes));
+  check_same(state, objects.assemble());
+  CHECK(state.tasks[sim::TaskId(1)].name == "p2");
+
+  // A pod in a namespace that sorts first shifts every id up, on nodes that are not rebuilt too
+  // (p3 on n2); then p1 completes and they shift down again.
+  objects.put("PodGroup/0/g-p0", group("0", "g-p0"));
+  objects.put("Pod/0/p0", pod("0", "p0", "g-p0", "n1"));
+  sim::io::PodChanges arrival;
+  arrival.pods = {objects.at("Pod/0/p0")};
+  arrival.groups = {objects.at("PodGroup/0/g-p0")};
+  REQUIRE(objects.update(state, arrival));
+  check_same(state, objects.assemble());
+  CHECK(state.nodes[sim::NodeId(1)].tasks.contains(sim::TaskId(3)));  // p3, id 2 before
+
+  objects.drop("Pod/a/p1");
+  objects.drop("PodGroup/a/g-p1");
+  sim::io::PodChanges departure;
+  departure.gone_pods = {"a/p1"};
+  departure.gone_groups = {"a/g-p1"};
+  REQUIRE(objects.update(state, departure));
+  check_same(state, objects.assemble());
+}
+
+TEST_CASE("an update refuses what it does not follow and leaves the state as it was", "[io][snapshot]") {
+  Objects objects;
+  objects.put("Node//n1", node("n1"));
+  objects.put("Queue//team-a", kQueue);
+  objects.put("PodGroup/a/g-p1", group("a", "g-p1"));
+  objects.put("Pod/a/p1", pod("a", "p1", "g-p1", ""));
+  sim::model::ClusterState state = objects.assemble();
+  const sim::model::ClusterState before = objects.assemble();
+
+  SECTION("a PodGroup whose name another namespace uses") {
+    objects.put("PodGroup/b/g-p1", group("b", "g-p1"));
+    sim::io::PodChanges changes;
+    changes.groups = {objects.at("PodGroup/b/g-p1")};
+    CHECK_FALSE(objects.update(state, changes));
+  }
+  SECTION("a pod without a PodGroup annotation, which the pod-grouper would group") {
+    objects.put("Pod/a/bare", "{apiVersion: v1, kind: Pod, metadata: {name: bare, namespace: a}, spec: {schedulerName: kai-scheduler, "
+                              "containers: [{name: c}]}, status: {phase: Pending}}");
+    sim::io::PodChanges changes;
+    changes.pods = {objects.at("Pod/a/bare")};
+    CHECK_FALSE(objects.update(state, changes));
+  }
+  check_same(state, before);
+}
+
+TEST_CASE("a state with PodGroup names shared across namespaces is not updatable", "[io][snapshot]") {
+  Objects objects;
+  objects.put("Queue//team-a", kQueue);
+  objects.put("PodGroup/a/g", group("a", "g"));
+  objects.put("PodGroup/b/g", group("b", "g"));
+  CHECK_FALSE(sim::io::updatable(objects.assemble()));
+}
