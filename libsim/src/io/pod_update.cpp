@@ -93,13 +93,16 @@ std::vector<Slot<Object>> merge(const IdVector<Id, Element>& old, std::vector<co
 // Moves the kept elements to their new places, in place: the mapping keeps their order, so those
 // moving left go first, left to right, then those moving right, right to left. `remap` gives each
 // old index its new id (invalid when gone); the elements of changed objects are the caller's to
-// fill.
+// fill. False when nothing moves.
 template <typename Id, typename Element, typename Object>
-void reorder(IdVector<Id, Element>& elements, const std::vector<Slot<Object>>& slots, std::vector<Id>& remap) {
+bool reorder(IdVector<Id, Element>& elements, const std::vector<Slot<Object>>& slots, std::vector<Id>& remap) {
   remap.assign(elements.size(), Id::invalid());
+  bool moved = slots.size() != elements.size();
   for (std::size_t k = 0; k < slots.size(); ++k) {
     if (slots[k].old >= 0) remap[static_cast<std::size_t>(slots[k].old)] = Id(static_cast<typename Id::value_type>(k));
+    moved = moved || slots[k].old != static_cast<std::ptrdiff_t>(k);
   }
+  if (!moved) return false;
   if (slots.size() > elements.size()) elements.resize(slots.size());
   auto id = [](std::size_t i) { return Id(static_cast<typename Id::value_type>(i)); };
   for (std::size_t k = 0; k < slots.size(); ++k) {
@@ -111,6 +114,7 @@ void reorder(IdVector<Id, Element>& elements, const std::vector<Slot<Object>>& s
     if (from >= 0 && from < static_cast<std::ptrdiff_t>(k)) elements[id(k)] = std::move(elements[id(static_cast<std::size_t>(from))]);
   }
   elements.resize(slots.size());
+  return true;
 }
 
 // The changes this update follows: one-pod parts of KAI pods in a PodGroup, with no DRA claims;
@@ -249,45 +253,53 @@ bool update_pods(model::ClusterState& state, const PodChanges& changes,
 
   // Jobs first: the changed pods find theirs by name.
   std::vector<JobId> job_remap;
-  reorder(state.jobs, job_slots, job_remap);
+  const bool jobs_moved = reorder(state.jobs, job_slots, job_remap);
   for (std::size_t j = 0; j < job_slots.size(); ++j) {
-    model::Job& job = state.jobs[JobId(static_cast<JobId::value_type>(j))];
-    if (job_slots[j].object) set_job(job, state, *job_slots[j].object, job_slots[j].object->priority_class);
-    job.tasks.clear();
+    if (job_slots[j].object) {
+      set_job(state.jobs[JobId(static_cast<JobId::value_type>(j))], state, *job_slots[j].object, job_slots[j].object->priority_class);
+    }
   }
-
   keep_jobs_by_name(state, job_slots, job_remap);
 
   std::vector<TaskId> task_remap;
-  reorder(state.tasks, task_slots, task_remap);
+  const bool tasks_moved = reorder(state.tasks, task_slots, task_remap);
+  std::vector<TaskId> changed_ids;
+  bool regroup = jobs_moved || tasks_moved;  // some job's list of tasks changes
   for (std::size_t i = 0; i < task_slots.size(); ++i) {
+    const PodObject* pod = task_slots[i].object;
+    if (!pod) continue;
     const TaskId id(static_cast<TaskId::value_type>(i));
     model::Task& task = state.tasks[id];
-    if (const PodObject* pod = task_slots[i].object) {
-      set_task(task, id, state, *pod, nullptr, diagnostics);
-      if (pod->scheduler_name == "kai-scheduler") {
-        task.job = job_named(state, *pod);
-        if (!task.job.valid()) {
-          diagnostics.warn(pod->source.where(), pod->source.path(),
-                           "pod " + pod->ns + "/" + pod->name + " names PodGroup \"" + pod->pod_group + "\" which does not exist; ignored as KAI does");
-        } else {
-          task.pod_set = state.jobs[task.job].groups->find_pod_set(pod->sub_group);
-        }
+    const JobId before = task_slots[i].old >= 0 ? task.job : JobId::invalid();
+    changed_ids.push_back(id);
+    set_task(task, id, state, *pod, nullptr, diagnostics);
+    if (pod->scheduler_name == "kai-scheduler") {
+      task.job = job_named(state, *pod);
+      if (!task.job.valid()) {
+        diagnostics.warn(pod->source.where(), pod->source.path(),
+                         "pod " + pod->ns + "/" + pod->name + " names PodGroup \"" + pod->pod_group + "\" which does not exist; ignored as KAI does");
+      } else {
+        task.pod_set = state.jobs[task.job].groups->find_pod_set(pod->sub_group);
       }
-    } else {
-      task.id = id;
-      if (task.job.valid()) task.job = job_remap[task.job.index()];
     }
-    if (task.job.valid()) state.jobs[task.job].tasks.push_back(id);
+    regroup = regroup || task.job != before;
+  }
+  if (regroup) {  // every id under its new value, and every job's tasks listed again in id order
+    for (model::Job& job : state.jobs) job.tasks.clear();
+    for (std::size_t i = 0; i < task_slots.size(); ++i) {
+      const TaskId id(static_cast<TaskId::value_type>(i));
+      model::Task& task = state.tasks[id];
+      if (!task_slots[i].object) {
+        task.id = id;
+        if (task.job.valid()) task.job = job_remap[task.job.index()];
+      }
+      if (task.job.valid()) state.jobs[task.job].tasks.push_back(id);
+    }
   }
 
   // Nodes that are not built again keep their books under the tasks' new ids; the others are
   // built as an assembly builds them: the node as read, then its tasks in id order.
-  rename_on_nodes(state, task_remap, rebuilt);
-  std::vector<TaskId> changed_ids;
-  for (std::size_t i = 0; i < task_slots.size(); ++i) {
-    if (task_slots[i].object) changed_ids.push_back(TaskId(static_cast<TaskId::value_type>(i)));
-  }
+  if (tasks_moved) rename_on_nodes(state, task_remap, rebuilt);
   for (std::size_t r = 0; r < rebuilt_ids.size(); ++r) {
     const NodeId node = rebuilt_ids[r];
     std::vector<TaskId> on_node;
