@@ -148,28 +148,17 @@ JobId job_named(const model::ClusterState& state, const PodObject& pod) {
   return JobId::invalid();
 }
 
-// Gives the moved tasks their new ids in the books of the nodes that are not built again.
+// Gives the moved tasks their new ids in the books of the nodes that are not built again. The
+// new ids keep the old ones' order, so each node's books stay sorted.
 void rename_on_nodes(model::ClusterState& state, const std::vector<TaskId>& remap, const std::vector<char>& rebuilt) {
   std::size_t first = 0;  // ids before this one stay
   while (first < remap.size() && remap[first].index() == first) ++first;
-  if (first == remap.size()) return;
-  std::vector<char> renamed(state.nodes.size(), 0);
-  std::vector<std::unordered_map<TaskId, model::NodeTaskRecord>::node_type> moved;
-  for (std::size_t i = first; i < remap.size(); ++i) {
-    if (!remap[i].valid()) continue;
-    const NodeId node = state.tasks[remap[i]].node;
-    if (!node.valid() || rebuilt[node.index()] || renamed[node.index()]) continue;
-    renamed[node.index()] = 1;
-    auto& books = state.nodes[node].tasks;
-    for (auto it = books.begin(); it != books.end();) {
-      auto entry = it++;
-      if (entry->first.index() >= first && remap[entry->first.index()] != entry->first) moved.push_back(books.extract(entry));
-    }
-    for (auto& handle : moved) {
-      handle.key() = remap[handle.key().index()];
-      books.insert(std::move(handle));
-    }
-    moved.clear();
+  const TaskId from(static_cast<TaskId::value_type>(first));
+  for (std::size_t n = 0; n < state.nodes.size(); ++n) {
+    if (rebuilt[n]) continue;
+    model::TaskBooks& books = state.nodes[NodeId(static_cast<NodeId::value_type>(n))].tasks;
+    auto it = std::lower_bound(books.begin(), books.end(), from, [](const auto& e, TaskId t) { return e.first < t; });
+    for (; it != books.end(); ++it) it->first = remap[it->first.index()];
   }
 }
 

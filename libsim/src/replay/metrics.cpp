@@ -126,14 +126,26 @@ void Metrics::sample(const sched::Session& ssn, std::int64_t now_ms) {
   // Fragmentation from the pods themselves, not from the node's in-session ledger: KAI's
   // ConsolidateSharedPodInfoToDifferentGPU drops a record without subtracting it, so after
   // a what-if that ledger can count more memory than the GPU has (kaisim mirrors that).
-  std::map<std::pair<NodeId::value_type, std::string>, std::int64_t> used_mib;
+  // Memory used per (node, GPU group), summed over the groups in (node, group) order.
+  struct Use {
+    NodeId node;
+    const std::string* group;
+    std::int64_t mib;
+  };
+  std::vector<Use> uses;
   for (const model::Task& t : state.tasks) {
     if (!t.node.valid() || !model::is_allocated(t.status) || !t.is_shared_gpu_allocation()) continue;
-    const model::Node& n = state.nodes[t.node];
-    for (const std::string& group : t.gpu_groups) used_mib[{t.node.value(), group}] += n.gpu_memory_of(t.gpu);
+    const std::int64_t mib = state.nodes[t.node].gpu_memory_of(t.gpu);
+    for (const std::string& group : t.gpu_groups) uses.push_back({t.node, &group, mib});
   }
-  for (const auto& [where, mib] : used_mib) {
-    const model::Node& n = state.nodes[NodeId(where.first)];
+  std::sort(uses.begin(), uses.end(), [](const Use& a, const Use& b) {
+    return a.node != b.node ? a.node < b.node : *a.group < *b.group;
+  });
+  for (std::size_t i = 0; i < uses.size();) {
+    std::int64_t mib = 0;
+    const std::size_t first = i;
+    for (; i < uses.size() && uses[i].node == uses[first].node && *uses[i].group == *uses[first].group; ++i) mib += uses[i].mib;
+    const model::Node& n = state.nodes[uses[first].node];
     if (n.unschedulable || !n.conditions_ok) continue;
     stranded_mib_now_ += static_cast<double>(std::max<std::int64_t>(0, n.gpu_memory_mib - mib));
   }

@@ -4,12 +4,13 @@
 // used, allocated and releasing. Fraction pods do not appear in the GPU entry of the vectors; the
 // first fraction on a group takes one whole GPU out of idle instead.
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "sim/core/resource_vec.hpp"
@@ -33,6 +34,42 @@ struct NodeTaskRecord {
   bool legacy_mig = false;
   std::map<std::string, double> scalars;  ///< MIG instances held
   std::vector<ZoneAmounts> numa_placement;  ///< the node's copy of the pod's NUMA placement
+};
+
+/// The tasks a node holds, in id order: a sorted vector with the lookups of a map. Id order keeps
+/// iteration the same however the books were filled, and lets a replay renumber tasks in place.
+class TaskBooks {
+ public:
+  using Entry = std::pair<TaskId, NodeTaskRecord>;
+  using iterator = std::vector<Entry>::iterator;
+  using const_iterator = std::vector<Entry>::const_iterator;
+
+  iterator begin() { return entries_.begin(); }
+  iterator end() { return entries_.end(); }
+  const_iterator begin() const { return entries_.begin(); }
+  const_iterator end() const { return entries_.end(); }
+  std::size_t size() const { return entries_.size(); }
+  bool empty() const { return entries_.empty(); }
+  iterator find(TaskId id) {
+    auto it = lower(id);
+    return it != entries_.end() && it->first == id ? it : entries_.end();
+  }
+  const_iterator find(TaskId id) const { return const_cast<TaskBooks*>(this)->find(id); }
+  bool contains(TaskId id) const { return find(id) != end(); }
+  const NodeTaskRecord& at(TaskId id) const { return find(id)->second; }
+  /// The record of `id`, made empty if new; true when it was added.
+  std::pair<iterator, bool> try_emplace(TaskId id) {
+    auto it = lower(id);
+    if (it != entries_.end() && it->first == id) return {it, false};
+    return {entries_.emplace(it, id, NodeTaskRecord{}), true};
+  }
+  iterator erase(iterator it) { return entries_.erase(it); }
+
+ private:
+  iterator lower(TaskId id) {
+    return std::lower_bound(entries_.begin(), entries_.end(), id, [](const Entry& e, TaskId t) { return e.first < t; });
+  }
+  std::vector<Entry> entries_;
 };
 
 class Node {
@@ -63,7 +100,7 @@ class Node {
   std::map<std::string, std::int64_t> allocated_shared_mib;
   std::set<std::string> releasing_shared_gpus;  ///< groups counted in `releasing` as a whole GPU
 
-  std::unordered_map<TaskId, NodeTaskRecord> tasks;
+  TaskBooks tasks;
   std::size_t legacy_mig_tasks = 0;  ///< pods using the legacy MIG annotation (block new MIG pods)
 
   /// Sets allocatable (and idle) and the GPU memory facts from labels.
