@@ -135,7 +135,6 @@ std::int64_t read_value(const Field& f) {
   return *v;
 }
 
-
 ResourceList read_resource_list(const Field& f) {
   ResourceList out;
   if (f.is_null()) return out;
@@ -246,10 +245,8 @@ model::Node read_node(const Field& obj) {
 
 // ---------------------------------------------------------------- pods
 
-
 // PodGroups are matched by name every cycle of a replay: the hash is taken once, at reading.
 std::size_t name_hash(const std::string& name) { return std::hash<std::string_view>{}(name); }
-
 
 // Requests of all containers plus init-container effects, as the kubelet aggregates them;
 // a resource given only as a limit is requested at its limit (API-server defaulting).
@@ -446,7 +443,6 @@ PodGroupObject read_pod_group(const Field& obj) {
   pg.name_hash = name_hash(pg.name);
   return pg;
 }
-
 
 BindRequestObject read_bind_request(const Field& obj) {
   BindRequestObject br;
@@ -698,7 +694,6 @@ model::ClusterState load_snapshot(const std::vector<SnapshotSource>& sources,
   }
   return build_cluster_state(docs, options, diagnostics);
 }
-
 
 namespace {
 
