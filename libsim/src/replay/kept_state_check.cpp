@@ -1,0 +1,91 @@
+// A replay's kept state checked against a new snapshot of the same objects: used by Debug and
+// sanitizer builds on every cycle that runs on a kept state.
+
+#include "kept_state_check.hpp"
+
+#ifndef NDEBUG  // the checks are assertions, which Release builds compile to nothing
+
+#include "sim/core/assert.hpp"
+#include "sim/sched/cycle.hpp"
+
+namespace sim::replay {
+namespace {
+
+bool same_vec(const ResourceVec& a, const ResourceVec& b) { return (a == b).all(); }
+
+void check_same_state(const model::ClusterState& a, const model::ClusterState& b) {
+  SIM_ASSERT(a.tasks.size() == b.tasks.size() && a.jobs.size() == b.jobs.size() && a.nodes.size() == b.nodes.size());
+  SIM_ASSERT(a.now_ns == b.now_ns && a.next_gpu_group == b.next_gpu_group);
+  for (const model::Task& x : a.tasks) {
+    const model::Task& y = b.tasks[x.id];
+    SIM_ASSERT(x.id == y.id && x.uid == y.uid && x.name == y.name && x.ns == y.ns && x.job == y.job && x.pod_set == y.pod_set);
+    SIM_ASSERT(x.status == y.status && x.node == y.node && x.virtual_status == y.virtual_status);
+    SIM_ASSERT(same_vec(x.request, y.request) && same_vec(x.accepted, y.accepted) && x.scalars == y.scalars);
+    SIM_ASSERT(x.received_type == y.received_type && x.gpu_groups == y.gpu_groups && x.created_ns == y.created_ns);
+    SIM_ASSERT(x.gpu.count == y.gpu.count && x.gpu.portion == y.gpu.portion && x.gpu.memory_mib == y.gpu.memory_mib);
+    SIM_ASSERT(x.accepted_gpu.count == y.accepted_gpu.count && x.accepted_gpu.portion == y.accepted_gpu.portion);
+    SIM_ASSERT(x.numa_placement == y.numa_placement && x.numa_record == y.numa_record && x.nominated_node == y.nominated_node);
+  }
+  for (std::size_t i = 0; i < a.jobs.size(); ++i) {
+    const JobId id(static_cast<JobId::value_type>(i));
+    const model::Job& x = a.jobs[id];
+    const model::Job& y = b.jobs[id];
+    SIM_ASSERT(x.name == y.name && x.ns == y.ns && x.queue == y.queue && x.priority == y.priority && x.preemptible == y.preemptible);
+    SIM_ASSERT(x.created_ns == y.created_ns && x.last_start_ns == y.last_start_ns && x.stale_since_ns == y.stale_since_ns);
+    SIM_ASSERT(x.tasks == y.tasks && x.problem == y.problem && x.groups == y.groups);
+  }
+  for (std::size_t i = 0; i < a.nodes.size(); ++i) {
+    const NodeId id(static_cast<NodeId::value_type>(i));
+    const model::Node& x = a.nodes[id];
+    const model::Node& y = b.nodes[id];
+    SIM_ASSERT(x.name == y.name && same_vec(x.idle, y.idle) && same_vec(x.used, y.used) && same_vec(x.releasing, y.releasing));
+    SIM_ASSERT(x.scalars_idle == y.scalars_idle && x.scalars_releasing == y.scalars_releasing);
+    SIM_ASSERT(x.used_shared_mib == y.used_shared_mib && x.releasing_shared_mib == y.releasing_shared_mib);
+    SIM_ASSERT(x.allocated_shared_mib == y.allocated_shared_mib && x.releasing_shared_gpus == y.releasing_shared_gpus);
+    SIM_ASSERT(x.tasks.size() == y.tasks.size() && x.legacy_mig_tasks == y.legacy_mig_tasks);
+    for (const auto& [task, rec] : x.tasks) {
+      auto other = y.tasks.find(task);
+      SIM_ASSERT(other != y.tasks.end() && other->second.status == rec.status && same_vec(other->second.tracked, rec.tracked));
+      SIM_ASSERT(other->second.gpu_groups == rec.gpu_groups && other->second.gpu_memory_mib == rec.gpu_memory_mib);
+    }
+  }
+}
+
+void check_same_queues(const sched::Session& a, const sched::Session& b) {
+  SIM_ASSERT(a.queues.size() == b.queues.size());
+  for (std::size_t i = 0; i < a.queues.size(); ++i) {
+    const QueueId q(static_cast<QueueId::value_type>(i));
+    for (Resource r : {Resource::CPU, Resource::MEMORY, Resource::GPU}) {
+      const fairshare::ResourceShare& x = a.queues[q][r];
+      const fairshare::ResourceShare& y = b.queues[q][r];
+      SIM_ASSERT(x.fair_share == y.fair_share && x.deserved == y.deserved && x.max_allowed == y.max_allowed);
+      SIM_ASSERT(x.allocated == y.allocated && x.allocated_not_preemptible == y.allocated_not_preemptible);
+      SIM_ASSERT(x.request == y.request);
+    }
+  }
+}
+
+}  // namespace
+
+void check_kept_state(const model::ClusterState& kept, model::ClusterState& fresh, const sched::Session* light) {
+  check_same_state(kept, fresh);
+  const sched::Session full = sched::run_cycle(fresh);
+  if (light) {
+    SIM_ASSERT(full.binds.empty() && full.pipelines.empty() && full.evictions.empty());
+    check_same_queues(full, *light);
+    return;
+  }
+  model::ClusterState copy = kept;
+  const sched::Session other = sched::run_cycle(copy);
+  SIM_ASSERT(full.binds.size() == other.binds.size() && full.pipelines.size() == other.pipelines.size());
+  SIM_ASSERT(full.evictions.size() == other.evictions.size());
+  for (std::size_t i = 0; i < full.binds.size(); ++i) {
+    SIM_ASSERT(full.binds[i].task == other.binds[i].task && full.binds[i].node == other.binds[i].node);
+    SIM_ASSERT(full.binds[i].gpu_groups == other.binds[i].gpu_groups);
+  }
+  check_same_queues(full, other);
+}
+
+}  // namespace sim::replay
+
+#endif
