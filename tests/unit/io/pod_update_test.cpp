@@ -5,7 +5,9 @@
 
 #include <map>
 #include <memory>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "io/snapshot_fields.hpp"
 
@@ -146,6 +148,61 @@ TEST_CASE("an update adds, changes and removes pods as a new assembly would", "[
   departure.gone_groups = {"a/g-p1"};
   REQUIRE(objects.update(state, departure));
   check_same(state, objects.assemble());
+}
+
+TEST_CASE("random arrivals, binds and completions: every update equals a new assembly", "[io][snapshot]") {
+  // Namespaces whose keys sort around the '/' ("a-b/..." < "a/..." < "ab/...") and names that sort
+  // as text ("p10" < "p2"), so pods land before, between and after the others.
+  const std::vector<std::string> namespaces = {"0", "a", "a-b", "ab", "b"};
+  Objects objects;
+  for (const char* n : {"n1", "n2", "n3"}) objects.put(std::string("Node//") + n, node(n));
+  objects.put("Queue//team-a", kQueue);
+  sim::model::ClusterState state = objects.assemble();
+  std::vector<std::pair<std::string, std::string>> pending, bound;  // (namespace, name)
+  std::mt19937 random(7);
+  auto pick = [&](std::size_t n) { return static_cast<std::size_t>(random() % n); };
+  int next = 0;
+  for (int step = 0; step < 80; ++step) {
+    CAPTURE(step);
+    sim::io::PodChanges changes;
+    std::vector<std::string> changed_pods, changed_groups;
+    for (std::size_t op = 0, ops = 1 + pick(3); op < ops; ++op) {
+      const std::size_t kind = pick(3);
+      if (kind == 0 || (pending.empty() && bound.empty())) {  // a pod arrives, pending or already running
+        const std::string ns = namespaces[pick(namespaces.size())], name = "p" + std::to_string(next++);
+        const std::string on = pick(2) == 0 ? "" : "n" + std::to_string(1 + pick(3));
+        objects.put("PodGroup/" + ns + "/g-" + name, group(ns, "g-" + name));
+        objects.put("Pod/" + ns + "/" + name, pod(ns, name, "g-" + name, on, pick(2) == 0 ? "0.5" : ""));
+        changed_pods.push_back("Pod/" + ns + "/" + name);
+        changed_groups.push_back("PodGroup/" + ns + "/g-" + name);
+        (on.empty() ? pending : bound).emplace_back(ns, name);
+      } else if (kind == 1 && !pending.empty()) {  // a pending pod is bound and runs
+        const std::size_t i = pick(pending.size());
+        const auto [ns, name] = pending[i];
+        pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
+        objects.put("Pod/" + ns + "/" + name, pod(ns, name, "g-" + name, "n" + std::to_string(1 + pick(3)), "0.5"));
+        changed_pods.push_back("Pod/" + ns + "/" + name);
+        bound.emplace_back(ns, name);
+      } else if (!bound.empty()) {  // a running pod completes with its PodGroup
+        const std::size_t i = pick(bound.size());
+        const auto [ns, name] = bound[i];
+        bound.erase(bound.begin() + static_cast<std::ptrdiff_t>(i));
+        objects.drop("Pod/" + ns + "/" + name);
+        objects.drop("PodGroup/" + ns + "/g-" + name);
+        std::erase(changed_pods, "Pod/" + ns + "/" + name);
+        std::erase(changed_groups, "PodGroup/" + ns + "/g-" + name);
+        changes.gone_pods.push_back(ns + "/" + name);
+        changes.gone_groups.push_back(ns + "/g-" + name);
+      }
+    }
+    std::sort(changed_pods.begin(), changed_pods.end());
+    changed_pods.erase(std::unique(changed_pods.begin(), changed_pods.end()), changed_pods.end());
+    for (const std::string& key : changed_pods) changes.pods.push_back(objects.at(key));
+    for (const std::string& key : changed_groups) changes.groups.push_back(objects.at(key));
+    REQUIRE(objects.update(state, changes));
+    check_same(state, objects.assemble());
+  }
+  CHECK(state.tasks.size() == pending.size() + bound.size());
 }
 
 TEST_CASE("an update refuses what it does not follow and leaves the state as it was", "[io][snapshot]") {
