@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/core/assert.hpp"
 #include "sim/sched/job_order.hpp"
 
 namespace sim::sched {
@@ -346,10 +347,15 @@ bool is_stale(const Session& ssn, JobId job) {
 }
 
 bool job_has_pending_pod(const Session& ssn, JobId job) {
-  for (TaskId t : ssn.state.jobs[job].tasks) {
-    if (ssn.state.tasks[t].status == model::TaskStatus::PENDING) return true;
+  auto pending = [&] {
+    const std::vector<TaskId>& tasks = ssn.state.jobs[job].tasks;
+    return std::any_of(tasks.begin(), tasks.end(), [&](TaskId t) { return ssn.state.tasks[t].status == model::TaskStatus::PENDING; });
+  };
+  if (!ssn.may_have_pending(job)) {  // no pod of it was pending at open or since
+    SIM_ASSERT(!pending());
+    return false;
   }
-  return false;
+  return pending();
 }
 
 bool is_elastic(const Session& ssn, JobId job) {

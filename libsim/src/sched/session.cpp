@@ -98,10 +98,14 @@ void Session::open_proportion() {
   }
 
   // updateQueuesCurrentResourceUsage, in a fixed order (KAI iterates maps): jobs by name, tasks
-  // in pod order.
+  // in pod order. The same walk notes which jobs have pending pods (a job without a queue may).
+  may_pend_.assign(state.jobs.size(), 0);
   for (JobId j : jobs_by_name_) {
     const model::Job& job = state.jobs[j];
-    if (!job.queue.valid()) continue;
+    if (!job.queue.valid()) {
+      may_pend_[j.index()] = 1;
+      continue;
+    }
     for (TaskId t : job.tasks) {
       const model::Task& task = state.tasks[t];
       ResourceVec amount;
@@ -109,6 +113,7 @@ void Session::open_proportion() {
       if (allocated) {
         amount = quantify_accepted(task);
       } else if (task.status == model::TaskStatus::PENDING) {
+        may_pend_[j.index()] = 1;
         amount = quantify_request(task);
         if (task.is_gpu_memory_request() && state.min_node_gpu_memory_mib) {
           at(amount, Resource::GPU) += task.gpu.memory_as_fraction(*state.min_node_gpu_memory_mib);

@@ -32,6 +32,7 @@ void Statement::evict(TaskId id, std::string reason, JobId beneficiary) {
 void Statement::unevict(const Op& op) {
   model::Task& task = ssn_.task(op.task);
   set_status(task, op.previous_status);
+  if (op.previous_status == TaskStatus::PENDING && task.job.valid()) ssn_.note_pending(task.job);
   task.gpu_groups = op.previous_groups;
   task.numa_placement = op.previous_numa;
   task.claim_memory = op.previous_claims;
@@ -97,6 +98,7 @@ void Statement::pipeline(TaskId id, NodeId node_id, bool update_if_exists) {
 void Statement::unpipeline(const Op& op) {
   model::Task& task = ssn_.task(op.task);
   set_status(task, op.previous_status);
+  if (op.previous_status == TaskStatus::PENDING && task.job.valid()) ssn_.note_pending(task.job);
   const NodeId host = task.node;
   task.gpu_groups = op.previous_groups;
   task.claim_memory = op.previous_claims;  // restored before the deallocate event, as KAI does
@@ -123,6 +125,7 @@ void Statement::allocate(TaskId id, NodeId node_id) {
 void Statement::unallocate(TaskId id, bool previous_virtual) {
   model::Task& task = ssn_.task(id);
   set_status(task, TaskStatus::PENDING);
+  if (task.job.valid()) ssn_.note_pending(task.job);
   if (task.node.valid()) ssn_.node(task.node).remove_task(id);
   task.virtual_status = previous_virtual;
   ssn_.on_deallocate(task);

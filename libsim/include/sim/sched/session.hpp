@@ -89,6 +89,11 @@ class Session {
 
   /// Every job, by PodGroup name: the fixed order kaisim uses where KAI iterates its job map.
   const std::vector<JobId>& jobs_by_name() const { return jobs_by_name_; }
+  /// False when no pod of the job was pending at open or has become pending since: the actions'
+  /// scans for jobs with pending pods skip it without reading its pods.
+  bool may_have_pending(JobId job) const { return may_pend_[job.index()] != 0; }
+  /// A pod of the job became pending again (a statement undid its allocation).
+  void note_pending(JobId job) { may_pend_[job.index()] = 1; }
 
   /// A new shared-GPU group id. KAI uses a random UUID; kaisim numbers them per cycle so runs are
   /// reproducible ("<node>-gpu-<n>"; non-numeric, so KAI's "new group needs 2 pod slots" holds).
@@ -97,6 +102,7 @@ class Session {
  private:
   void open_proportion();
   std::vector<JobId> jobs_by_name_;
+  std::vector<char> may_pend_;  // by job index
 };
 
 }  // namespace sim::sched
