@@ -5,9 +5,9 @@
 #include <utility>
 
 #include "dra.hpp"
-#include "sim/core/assert.hpp"
 #include "numa.hpp"
 
+#include "sim/core/assert.hpp"
 #include "sim/fairshare/queue_quota.hpp"
 
 namespace sim::sched {
