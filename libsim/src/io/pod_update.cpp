@@ -53,8 +53,7 @@ struct Slot {
 };
 
 // The new order: the old elements (in key order) less those gone, with the changed objects in
-// their places, as a new assembly orders them.
-// `dropped` gets the old indices of the elements that are gone.
+// their places, as a new assembly orders them. `dropped` gets the old indices of the gone ones.
 template <typename Object, typename Id, typename Element>
 std::vector<Slot<Object>> merge(const IdVector<Id, Element>& old, std::vector<const Object*> changed,
                                 const std::vector<std::string>& gone, std::vector<std::size_t>& dropped) {
@@ -118,9 +117,8 @@ bool reorder(IdVector<Id, Element>& elements, const std::vector<Slot<Object>>& s
 }
 
 // The changes this update follows: one-pod parts of KAI pods in a PodGroup, with no DRA claims;
-// PodGroups whose names no other PodGroup takes.
+// PodGroups whose names no other PodGroup takes. (The state's own conditions are updatable()'s.)
 bool supported(const model::ClusterState& state, const PodChanges& changes) {
-  if (!state.claims.empty() || !state.resource_slices.empty()) return false;
   for (const ParsedObjects* p : changes.pods) {
     if (p->pods.size() != 1 || p->kinds != ParsedObjects::kPods) return false;
     const PodObject& pod = p->pods.front();

@@ -80,22 +80,17 @@ bool clock_free(const sched::Session& ssn, const replay::Scenario& sc) {
   return true;
 }
 
-// Whether the next cycle may reuse this one's outcome when the cluster has not changed: a cycle
-// that decided nothing decides nothing again on the same objects.
-bool outcome_repeats(const sched::Session& ssn, const replay::Scenario& sc) {
-  return ssn.binds.empty() && clock_free(ssn, sc);
+bool has_pending(const model::ClusterState& state) {
+  return std::any_of(state.tasks.begin(), state.tasks.end(),
+                     [](const model::Task& t) { return t.status == model::TaskStatus::PENDING; });
 }
 
-// Whether the cycle left no pod pending (binds are its only decisions): until an object changes,
-// no action has anything to do, and bound pods that start running change nothing. The next
-// cycle's fair share can still move: a bound pod's request now counts as what it received.
-bool settled(const sched::Session& ssn, const replay::Scenario& sc) {
+// Whether a clock-free cycle left no pod pending (binds are its only decisions): until an object
+// changes, no action has anything to do, and bound pods that start running change nothing. The
+// next cycle's fair share can still move: a bound pod's request now counts as what it received.
+bool settled(const sched::Session& ssn) {
   // Claims are written back and released by the World, which the shortcut would have to repeat.
-  if (!clock_free(ssn, sc) || !ssn.state.claims.empty()) return false;
-  for (const model::Task& t : ssn.state.tasks) {
-    if (t.status == model::TaskStatus::PENDING) return false;
-  }
-  return true;
+  return ssn.state.claims.empty() && !has_pending(ssn.state);
 }
 
 // The state a full cycle starts from: the world's objects with the scenario's scheduler settings.
@@ -105,11 +100,6 @@ model::ClusterState cycle_input(replay::World& world, std::int64_t now, const re
   state.config = sc.scheduler;
   state.config.k_value = sc.k_value;
   return state;
-}
-
-bool has_pending(const model::ClusterState& state) {
-  return std::any_of(state.tasks.begin(), state.tasks.end(),
-                     [](const model::Task& t) { return t.status == model::TaskStatus::PENDING; });
 }
 
 #ifndef NDEBUG
@@ -235,8 +225,9 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
         events.clear();
         metrics.sample(ssn, now);
         if (sc.usage.enabled) usage_db.observe(now, metrics.allocated_by_queue(), node_capacity(ssn.state));
-        repeats = outcome_repeats(ssn, sc);
-        calm = settled(ssn, sc);
+        const bool clock_free_cycle = clock_free(ssn, sc);
+        repeats = clock_free_cycle && ssn.binds.empty();  // deciding nothing, it decides nothing again
+        calm = clock_free_cycle && settled(ssn);
         bound = !ssn.binds.empty();
         if (calm) state.jobs_by_name = ssn.jobs_by_name();  // the jobs stay as they are until an update
       }

@@ -437,6 +437,11 @@ void World::record_claims(const model::ClusterState& state, const model::Task& t
   }
 }
 
+void World::remember_marks(const model::ClusterState& state) {
+  snapshot_marks_.clear();
+  for (const model::Job& job : state.jobs) snapshot_marks_.emplace_back(job.last_start_ns, job.stale_since_ns);
+}
+
 const io::ParsedObjects* World::parsed(Object& obj, Diagnostics& diagnostics) {
   if (!obj.parsed) obj.parsed = io::parse_objects(io::Field(obj.doc, "", obj.file.get()), diagnostics);
   return obj.parsed.get();
@@ -451,8 +456,7 @@ model::ClusterState World::snapshot(std::int64_t now_ms, Diagnostics& diagnostic
   io::SnapshotOptions options;
   options.now_ns = epoch_ns(now_ms);
   model::ClusterState state = io::assemble_cluster_state(parts, options, diagnostics, std::move(spare_state_));
-  snapshot_marks_.clear();
-  for (const model::Job& job : state.jobs) snapshot_marks_.emplace_back(job.last_start_ns, job.stale_since_ns);
+  remember_marks(state);
   state.next_gpu_group = next_gpu_group;
   return state;
 }
@@ -490,8 +494,7 @@ bool World::update_snapshot(model::ClusterState& state, std::int64_t now_ms, boo
   if (!io::update_pods(state, delta, node_object, diagnostics)) return false;
   state.now_ns = epoch_ns(now_ms);
   state.next_gpu_group = next_gpu_group;
-  snapshot_marks_.clear();
-  for (const model::Job& job : state.jobs) snapshot_marks_.emplace_back(job.last_start_ns, job.stale_since_ns);
+  remember_marks(state);
   return true;
 }
 
@@ -562,6 +565,8 @@ void World::apply_decisions(const sched::Session& ssn, std::int64_t now_ms, std:
     }
     auto it = objects_.find("PodGroup/" + job.ns + "/" + job.name);
     if (it == objects_.end()) continue;
+    // Read again even when the annotation text stays the same: the job's in-session marks may be
+    // finer than the whole seconds the annotation holds.
     changes_.groups.push_back(it->first);
     const std::string last = job.last_start_ns ? format_time((*job.last_start_ns - epoch_ns(0)) / 1'000'000) : "";
     const std::string stale = job.stale_since_ns ? format_time((*job.stale_since_ns - epoch_ns(0)) / 1'000'000) : "";

@@ -138,6 +138,8 @@ class World {
     std::vector<std::string> pods, groups;            // object keys
     std::size_t arrived = 0;                          // pods among them that are new
   } changes_;
+  /// Notes each job's scheduler marks as `state` holds them, for apply_decisions to compare with.
+  void remember_marks(const model::ClusterState& state);
   /// The typed reading of an object, made now if the object changed since the last one.
   const io::ParsedObjects* parsed(Object& obj, Diagnostics& diagnostics);
   std::map<std::string, int> recreated_;             // controller-owned pods recreated so far
