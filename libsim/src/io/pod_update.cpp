@@ -199,6 +199,29 @@ bool updatable(const model::ClusterState& state) {
   return std::adjacent_find(names.begin(), names.end()) == names.end();
 }
 
+TaskId find_task(const model::ClusterState& state, std::string_view ns, std::string_view name) {
+  const std::size_t i = place(state.tasks, ns, name);
+  return at_place(state.tasks, i, ns, name) ? TaskId(static_cast<TaskId::value_type>(i)) : TaskId::invalid();
+}
+
+bool read_changed_pod(const model::ClusterState& state, const ParsedObjects& part, model::Task& out,
+                      Diagnostics& diagnostics) {
+  if (part.pods.size() != 1 || part.kinds != ParsedObjects::kPods) return false;
+  const PodObject& pod = part.pods.front();
+  if (pod.reservation_label || pod.grouper || !pod.claims.empty() || pod.scheduler_name != "kai-scheduler") return false;
+  const TaskId id = find_task(state, pod.ns, pod.name);
+  if (!id.valid()) return false;
+  const model::Task& kept = state.tasks[id];
+  if (!kept.job.valid() || state.jobs[kept.job].name != pod.pod_group) return false;
+  out = kept;
+  set_task(out, id, state, pod, nullptr, diagnostics);
+  out.job = kept.job;
+  out.pod_set = state.jobs[kept.job].groups->find_pod_set(pod.sub_group);
+  // What the node's books would give it (Node::add_task).
+  if (out.node.valid() && model::is_active_used(out.status)) state.nodes[out.node].set_accepted(out);
+  return true;
+}
+
 bool update_pods(model::ClusterState& state, const PodChanges& changes,
                  const std::function<const ParsedObjects*(const std::string&)>& node_object, Diagnostics& diagnostics) {
   if (!supported(state, changes)) return false;

@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/io/snapshot.hpp"
@@ -54,6 +55,15 @@ bool updatable(const model::ClusterState& state);
 /// the state must then be assembled anew. BindRequests are the caller's to rule out.
 bool update_pods(model::ClusterState& state, const PodChanges& changes,
                  const std::function<const ParsedObjects*(const std::string&)>& node_object, Diagnostics& diagnostics);
+
+/// The task of the pod "namespace/name" in an updatable state, or invalid.
+TaskId find_task(const model::ClusterState& state, std::string_view ns, std::string_view name);
+/// The task a changed pod would become if update_pods took it into `state`, without changing
+/// the state: the task of the same key, read anew into `out`. False when update_pods would not
+/// follow the pod the same way: not a one-pod part of a KAI pod without DRA claims, not in the
+/// state, or in another PodGroup than its task's job.
+bool read_changed_pod(const model::ClusterState& state, const ParsedObjects& part, model::Task& out,
+                      Diagnostics& diagnostics);
 
 /// Like load_snapshot, over documents that are already parsed. Each Field keeps a pointer to its
 /// file name, which must outlive the call.

@@ -5,6 +5,8 @@
 
 #ifndef NDEBUG  // the checks are assertions, which Release builds compile to nothing
 
+#include <algorithm>
+
 #include "sim/core/assert.hpp"
 #include "sim/sched/cycle.hpp"
 
@@ -13,18 +15,24 @@ namespace {
 
 bool same_vec(const ResourceVec& a, const ResourceVec& b) { return (a == b).all(); }
 
+// Every field of a pod a cycle reads, but its ids.
+void check_same_pod(const model::Task& x, const model::Task& y) {
+  SIM_ASSERT(x.uid == y.uid && x.name == y.name && x.ns == y.ns && x.pod_set == y.pod_set);
+  SIM_ASSERT(x.status == y.status && x.node == y.node && x.virtual_status == y.virtual_status);
+  SIM_ASSERT(same_vec(x.request, y.request) && same_vec(x.accepted, y.accepted) && x.scalars == y.scalars);
+  SIM_ASSERT(x.received_type == y.received_type && x.gpu_groups == y.gpu_groups && x.created_ns == y.created_ns);
+  SIM_ASSERT(x.gpu.count == y.gpu.count && x.gpu.portion == y.gpu.portion && x.gpu.memory_mib == y.gpu.memory_mib);
+  SIM_ASSERT(x.accepted_gpu.count == y.accepted_gpu.count && x.accepted_gpu.portion == y.accepted_gpu.portion);
+  SIM_ASSERT(x.numa_placement == y.numa_placement && x.numa_record == y.numa_record && x.nominated_node == y.nominated_node);
+}
+
 void check_same_state(const model::ClusterState& a, const model::ClusterState& b) {
   SIM_ASSERT(a.tasks.size() == b.tasks.size() && a.jobs.size() == b.jobs.size() && a.nodes.size() == b.nodes.size());
   SIM_ASSERT(a.now_ns == b.now_ns && a.next_gpu_group == b.next_gpu_group);
   for (const model::Task& x : a.tasks) {
     const model::Task& y = b.tasks[x.id];
-    SIM_ASSERT(x.id == y.id && x.uid == y.uid && x.name == y.name && x.ns == y.ns && x.job == y.job && x.pod_set == y.pod_set);
-    SIM_ASSERT(x.status == y.status && x.node == y.node && x.virtual_status == y.virtual_status);
-    SIM_ASSERT(same_vec(x.request, y.request) && same_vec(x.accepted, y.accepted) && x.scalars == y.scalars);
-    SIM_ASSERT(x.received_type == y.received_type && x.gpu_groups == y.gpu_groups && x.created_ns == y.created_ns);
-    SIM_ASSERT(x.gpu.count == y.gpu.count && x.gpu.portion == y.gpu.portion && x.gpu.memory_mib == y.gpu.memory_mib);
-    SIM_ASSERT(x.accepted_gpu.count == y.accepted_gpu.count && x.accepted_gpu.portion == y.accepted_gpu.portion);
-    SIM_ASSERT(x.numa_placement == y.numa_placement && x.numa_record == y.numa_record && x.nominated_node == y.nominated_node);
+    SIM_ASSERT(x.id == y.id && x.job == y.job);
+    check_same_pod(x, y);
   }
   for (std::size_t i = 0; i < a.jobs.size(); ++i) {
     const JobId id(static_cast<JobId::value_type>(i));
@@ -51,13 +59,13 @@ void check_same_state(const model::ClusterState& a, const model::ClusterState& b
   }
 }
 
-void check_same_queues(const sched::Session& a, const sched::Session& b) {
-  SIM_ASSERT(a.queues.size() == b.queues.size());
-  for (std::size_t i = 0; i < a.queues.size(); ++i) {
+void check_same_queues(const IdVector<QueueId, fairshare::QueueShares>& a, const IdVector<QueueId, fairshare::QueueShares>& b) {
+  SIM_ASSERT(a.size() == b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
     const QueueId q(static_cast<QueueId::value_type>(i));
     for (Resource r : {Resource::CPU, Resource::MEMORY, Resource::GPU}) {
-      const fairshare::ResourceShare& x = a.queues[q][r];
-      const fairshare::ResourceShare& y = b.queues[q][r];
+      const fairshare::ResourceShare& x = a[q][r];
+      const fairshare::ResourceShare& y = b[q][r];
       SIM_ASSERT(x.fair_share == y.fair_share && x.deserved == y.deserved && x.max_allowed == y.max_allowed);
       SIM_ASSERT(x.allocated == y.allocated && x.allocated_not_preemptible == y.allocated_not_preemptible);
       SIM_ASSERT(x.request == y.request);
@@ -67,14 +75,14 @@ void check_same_queues(const sched::Session& a, const sched::Session& b) {
 
 }  // namespace
 
-void check_kept_state(const model::ClusterState& kept, model::ClusterState& fresh, const sched::Session* light) {
+void check_kept_state(const model::ClusterState& kept, model::ClusterState& fresh,
+                      const IdVector<QueueId, fairshare::QueueShares>* light) {
   check_same_state(kept, fresh);
-  const sched::Session full = sched::run_cycle(fresh);
   if (light) {
-    SIM_ASSERT(full.binds.empty() && full.pipelines.empty() && full.evictions.empty());
-    check_same_queues(full, *light);
+    check_queues_without_cycle(fresh, *light);
     return;
   }
+  const sched::Session full = sched::run_cycle(fresh);
   model::ClusterState copy = kept;
   const sched::Session other = sched::run_cycle(copy);
   SIM_ASSERT(full.binds.size() == other.binds.size() && full.pipelines.size() == other.pipelines.size());
@@ -83,7 +91,37 @@ void check_kept_state(const model::ClusterState& kept, model::ClusterState& fres
     SIM_ASSERT(full.binds[i].task == other.binds[i].task && full.binds[i].node == other.binds[i].node);
     SIM_ASSERT(full.binds[i].gpu_groups == other.binds[i].gpu_groups);
   }
-  check_same_queues(full, other);
+  check_same_queues(full.queues, other.queues);
+}
+
+void check_queues_without_cycle(model::ClusterState& fresh, const IdVector<QueueId, fairshare::QueueShares>& queues) {
+  const sched::Session full = sched::run_cycle(fresh);
+  SIM_ASSERT(full.binds.empty() && full.pipelines.empty() && full.evictions.empty());
+  check_same_queues(full.queues, queues);
+}
+
+void check_ledger(const QueueLedger& ledger, const model::ClusterState& state) {
+  QueueLedger fresh;
+  fresh.rebuild(state);
+  const model::OpenSums a = ledger.open_sums(state), b = fresh.open_sums(state);
+  SIM_ASSERT(same_vec(a.capacity, b.capacity) && a.queues.size() == b.queues.size());
+  for (std::size_t i = 0; i < a.queues.size(); ++i) {
+    const QueueId q(static_cast<QueueId::value_type>(i));
+    SIM_ASSERT(same_vec(a.queues[q].request, b.queues[q].request) && same_vec(a.queues[q].allocated, b.queues[q].allocated));
+    SIM_ASSERT(same_vec(a.queues[q].allocated_not_preemptible, b.queues[q].allocated_not_preemptible));
+  }
+  std::vector<JobId> x = a.may_pend, y = b.may_pend;
+  std::sort(x.begin(), x.end());
+  std::sort(y.begin(), y.end());
+  SIM_ASSERT(x == y && a.any_pod_anti_affinity == b.any_pod_anti_affinity && a.any_preferred_pod_affinity == b.any_preferred_pod_affinity);
+  const auto ta = ledger.timeline(), tb = fresh.timeline();
+  for (std::size_t i = 0; i < ta.size(); ++i) {
+    const QueueId q(static_cast<QueueId::value_type>(i));
+    SIM_ASSERT(same_vec(ta[q].allocated, tb[q].allocated) && same_vec(ta[q].allocated_np, tb[q].allocated_np));
+    SIM_ASSERT(same_vec(ta[q].requested, tb[q].requested));
+  }
+  SIM_ASSERT(ledger.stranded_mib() == fresh.stranded_mib() && ledger.cluster_gpus() == fresh.cluster_gpus());
+  SIM_ASSERT(ledger.any_pending() == fresh.any_pending());
 }
 
 }  // namespace sim::replay

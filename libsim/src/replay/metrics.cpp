@@ -45,40 +45,29 @@ void Metrics::repeat(std::int64_t now_ms) {
   for (const std::string& row : last_kai_rows_) kai_timeline_ += time + row;
 }
 
-void Metrics::sample(const sched::Session& ssn, std::int64_t now_ms) {
-  const model::ClusterState& state = ssn.state;
+void Metrics::sample(const model::ClusterState& state, const QueueLedger& ledger,
+                     const IdVector<QueueId, fairshare::QueueShares>& queues, std::int64_t now_ms) {
   const model::QueueTree& tree = state.queue_tree;
   integrate(now_ms);
   last_kai_rows_.clear();
 
   // Queue usage as the scheduler counts it after this cycle's decisions.
+  const IdVector<QueueId, TimelineSums> sums = ledger.timeline();
   IdVector<QueueId, QueueSample> samples(tree.size());
-  for (const model::Job& job : state.jobs) {
-    if (!job.queue.valid()) continue;
-    for (TaskId id : job.tasks) {
-      const model::Task& t = state.tasks[id];
-      ResourceVec amount;
-      const bool allocated = model::is_allocated(t.status);
-      if (allocated) amount = sched::Session::quantify_accepted(t);
-      else if (t.status == model::TaskStatus::PENDING || t.status == model::TaskStatus::PIPELINED) amount = t.request;
-      else continue;
-      for (QueueId q = job.queue; q.valid(); q = tree.parent(q)) {
-        samples[q].requested += amount;
-        if (allocated) {
-          samples[q].allocated += amount;
-          if (!job.preemptible) samples[q].allocated_np += amount;
-        }
-      }
-    }
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    const QueueId q(static_cast<QueueId::value_type>(i));
+    samples[q].allocated = sums[q].allocated;
+    samples[q].allocated_np = sums[q].allocated_np;
+    samples[q].requested = sums[q].requested;
   }
   double leaf_allocated = 0;
   for (QueueId q : tree.level_order()) {
     QueueSample& s = samples[q];
     s.leaf = tree.is_leaf(q);
     for (Resource r : kQuotaResources) {
-      at(s.fair_share, r) = ssn.queues[q][r].fair_share;
-      at(s.quota, r) = ssn.queues[q][r].deserved;
-      at(s.limit, r) = ssn.queues[q][r].max_allowed;
+      at(s.fair_share, r) = queues[q][r].fair_share;
+      at(s.quota, r) = queues[q][r].deserved;
+      at(s.limit, r) = queues[q][r].max_allowed;
     }
     const std::string& name = tree.uid(q);
     QueueTotals& totals = totals_[name];
@@ -117,38 +106,11 @@ void Metrics::sample(const sched::Session& ssn, std::int64_t now_ms) {
   }
   allocated_gpus_now_ = leaf_allocated;
 
-  cluster_gpus_ = 0;
-  stranded_mib_now_ = 0;
-  for (const model::Node& n : state.nodes) {
-    if (n.unschedulable || !n.conditions_ok) continue;
-    cluster_gpus_ += at(n.allocatable, Resource::GPU);
-  }
+  cluster_gpus_ = ledger.cluster_gpus();
   // Fragmentation from the pods themselves, not from the node's in-session ledger: KAI's
   // ConsolidateSharedPodInfoToDifferentGPU drops a record without subtracting it, so after
   // a what-if that ledger can count more memory than the GPU has (kaisim mirrors that).
-  // Memory used per (node, GPU group), summed over the groups in (node, group) order.
-  struct Use {
-    NodeId node;
-    const std::string* group;
-    std::int64_t mib;
-  };
-  std::vector<Use> uses;
-  for (const model::Task& t : state.tasks) {
-    if (!t.node.valid() || !model::is_allocated(t.status) || !t.is_shared_gpu_allocation()) continue;
-    const std::int64_t mib = state.nodes[t.node].gpu_memory_of(t.gpu);
-    for (const std::string& group : t.gpu_groups) uses.push_back({t.node, &group, mib});
-  }
-  std::sort(uses.begin(), uses.end(), [](const Use& a, const Use& b) {
-    return a.node != b.node ? a.node < b.node : *a.group < *b.group;
-  });
-  for (std::size_t i = 0; i < uses.size();) {
-    std::int64_t mib = 0;
-    const std::size_t first = i;
-    for (; i < uses.size() && uses[i].node == uses[first].node && *uses[i].group == *uses[first].group; ++i) mib += uses[i].mib;
-    const model::Node& n = state.nodes[uses[first].node];
-    if (n.unschedulable || !n.conditions_ok) continue;
-    stranded_mib_now_ += static_cast<double>(std::max<std::int64_t>(0, n.gpu_memory_mib - mib));
-  }
+  stranded_mib_now_ = static_cast<double>(ledger.stranded_mib());
   stranded_mib_max_ = std::max(stranded_mib_max_, stranded_mib_now_);
 
   const std::array<double, 3> row{cluster_gpus_, allocated_gpus_now_, stranded_mib_now_};

@@ -9,7 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/sched/session.hpp"
+#include "queue_ledger.hpp"
+#include "sim/fairshare/hierarchy.hpp"
 #include "world.hpp"
 
 namespace sim::replay {
@@ -36,8 +37,10 @@ struct QueueTotals {
 
 class Metrics {
  public:
-  /// Records the state after the cycle at `now_ms` (queues as the scheduler counts them).
-  void sample(const sched::Session& ssn, std::int64_t now_ms);
+  /// Records the state after the cycle at `now_ms`: queues as the scheduler counts them (the
+  /// proportion plugin's attributes, and the pods' sums from the ledger of `state`'s pods).
+  void sample(const model::ClusterState& state, const QueueLedger& ledger,
+              const IdVector<QueueId, fairshare::QueueShares>& queues, std::int64_t now_ms);
   /// A cycle whose input and outcome equal the last sampled one's: the same rows again at `now_ms`.
   void repeat(std::int64_t now_ms);
   void record_events(const std::vector<PodEvent>& events);

@@ -13,11 +13,13 @@
 #include "kept_state_check.hpp"
 #include "metrics.hpp"
 #include "output_folder.hpp"
+#include "queue_ledger.hpp"
 #include "scenario.hpp"
 #include "sim/api/replay.hpp"
 #include "sim/io/go_json.hpp"
 #include "sim/core/assert.hpp"
 #include "sim/sched/cycle.hpp"
+#include "sim/sched/session.hpp"
 #include "world.hpp"
 
 namespace sim::api {
@@ -80,17 +82,47 @@ bool clock_free(const sched::Session& ssn, const replay::Scenario& sc) {
   return true;
 }
 
-bool has_pending(const model::ClusterState& state) {
-  return std::any_of(state.tasks.begin(), state.tasks.end(),
-                     [](const model::Task& t) { return t.status == model::TaskStatus::PENDING; });
+// The pods changed since `kept` was kept (`pods`, and `gone`), read as an update of `kept` would
+// read them, into the ledger. False when one is not a pod an update follows that way.
+bool record_beside(const model::ClusterState& kept, const std::vector<const io::ParsedObjects*>& pods,
+                   const std::vector<std::string>& gone, replay::QueueLedger& ledger, Diagnostics& diagnostics) {
+  std::vector<model::Task> read(pods.size());
+  for (std::size_t i = 0; i < pods.size(); ++i) {
+    if (!io::read_changed_pod(kept, *pods[i], read[i], diagnostics)) return false;
+  }
+  for (const model::Task& task : read) {
+    if (!ledger.record(kept, task)) return false;
+  }
+  for (const std::string& pod : gone) ledger.forget(pod);
+  return true;
 }
 
-// Whether a clock-free cycle left no pod pending (binds are its only decisions): until an object
-// changes, no action has anything to do, and bound pods that start running change nothing. The
-// next cycle's fair share can still move: a bound pod's request now counts as what it received.
-bool settled(const sched::Session& ssn) {
-  // Claims are written back and released by the World, which the shortcut would have to repeat.
-  return ssn.state.claims.empty() && !has_pending(ssn.state);
+// The pods an update of `state` changed or took out ("namespace/name"), into the ledger.
+void record_touched(const model::ClusterState& state, const std::vector<std::string>& touched, replay::QueueLedger& ledger) {
+  for (const std::string& pod : touched) {
+    const std::size_t slash = pod.find('/');
+    const TaskId id = io::find_task(state, std::string_view(pod).substr(0, slash), std::string_view(pod).substr(slash + 1));
+    if (!id.valid()) {
+      ledger.forget(pod);
+    } else if (!ledger.record(state, state.tasks[id])) {
+      ledger.rebuild(state);
+      return;
+    }
+  }
+}
+
+// The pods a cycle's decisions changed, into the ledger.
+void record_decisions(const sched::Session& ssn, replay::QueueLedger& ledger) {
+  std::vector<TaskId> changed;
+  for (const sched::BindDecision& b : ssn.binds) changed.push_back(b.task);
+  for (const sched::PipelineDecision& p : ssn.pipelines) changed.push_back(p.task);
+  for (const sched::EvictionDecision& e : ssn.evictions) changed.push_back(e.task);
+  for (TaskId id : changed) {
+    if (!ledger.record(ssn.state, ssn.state.tasks[id])) {
+      ledger.rebuild(ssn.state);
+      return;
+    }
+  }
 }
 
 // The state a full cycle starts from: the world's objects with the scenario's scheduler settings.
@@ -104,11 +136,32 @@ model::ClusterState cycle_input(replay::World& world, std::int64_t now, const re
 
 #ifndef NDEBUG
 // Debug and sanitizer builds prove each cycle on a kept state against a new snapshot.
-void check_kept(const model::ClusterState& kept, const sched::Session* light, replay::World& world, std::int64_t now,
-                const replay::Scenario& sc) {
+void check_kept(const model::ClusterState& kept, const IdVector<QueueId, fairshare::QueueShares>* light, replay::World& world,
+                std::int64_t now, const replay::Scenario& sc) {
   Diagnostics ignored;
-  model::ClusterState fresh = cycle_input(world, now, sc, ignored);
+  model::ClusterState fresh = world.snapshot_aside(now, ignored);
+  fresh.config = sc.scheduler;
+  fresh.config.k_value = sc.k_value;
   replay::check_kept_state(kept, fresh, light);
+  world.recycle(std::move(fresh));
+}
+
+// And each cycle that only recomputes the fair share: on `kept` brought up to date (`updated`),
+// or with the pods changed since read into the ledger beside it.
+void check_without_cycle(const model::ClusterState& kept, bool updated, const replay::QueueLedger& ledger,
+                         const IdVector<QueueId, fairshare::QueueShares>& queues, replay::World& world, std::int64_t now,
+                         const replay::Scenario& sc) {
+  Diagnostics ignored;
+  model::ClusterState fresh = world.snapshot_aside(now, ignored);
+  fresh.config = sc.scheduler;
+  fresh.config.k_value = sc.k_value;
+  replay::check_ledger(ledger, fresh);
+  if (updated) {
+    world.recycle(std::move(fresh));
+    check_kept(kept, &queues, world, now, sc);
+    return;
+  }
+  replay::check_queues_without_cycle(fresh, queues);
   world.recycle(std::move(fresh));
 }
 #endif
@@ -163,7 +216,11 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
   // While settled: the state that cycle left, which later cycles bring up to date
   // (World::update_snapshot) instead of taking a new snapshot.
   std::optional<model::ClusterState> kept;
-  bool kept_sampled = false;  // the latest sample is of `kept` as it is
+  bool kept_sampled = false;  // the latest sample is of `kept`, with the pods changed since, as it is
+  // Every pod's part of a cycle's sums: those of the latest cycle's state after its decisions,
+  // then of `kept` with the pods changed since (read beside it until the next full cycle
+  // brings it up to date).
+  replay::QueueLedger ledger;
   // Drained: no step left, and no pod left or only pods no cycle will ever place (the cycle's
   // outcome repeats and no timer is left to change the cluster).
   auto drained = [&](bool repeats) {
@@ -180,31 +237,42 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
     const bool cycle = now == next_cycle;
     const bool unchanged = cycle && repeatable_version == world.version();
     bool current = false;  // `kept` is this cycle's state
-    if (cycle && !unchanged && kept) {
+    bool beside = false;   // `kept` with the pods changed since, read into the ledger, is
+    if (cycle && !unchanged && kept && settled_version == world.quiet_version()) {
+      // No bare pod arrived, so nothing is pending: `kept` can wait for the next full cycle.
+      std::vector<const io::ParsedObjects*> pods;
+      std::vector<std::string> gone;
+      beside = world.recent_pod_changes(pods, gone, per_cycle) && record_beside(*kept, pods, gone, ledger, per_cycle);
+      if (!gone.empty()) kept_sampled = false;
+    }
+    if (cycle && !unchanged && kept && !beside) {
       bool moved = false;  // pods came or went: the fair share moves
-      current = settled_version == world.quiet_version() && world.update_snapshot(*kept, now, moved, per_cycle);
-      if (!current) {
+      std::vector<std::string> touched;
+      current = settled_version == world.quiet_version() && world.update_snapshot(*kept, now, moved, touched, per_cycle);
+      if (current) {
+        record_touched(*kept, touched, ledger);
+      } else {
         world.recycle(std::move(*kept));
         kept.reset();
       }
       if (moved) kept_sampled = false;
     }
-    const bool pending = current && has_pending(*kept);
-    if (unchanged || (current && !pending && kept_sampled)) {
+    const bool pending = current && ledger.any_pending();
+    if (unchanged || ((current || beside) && !pending && kept_sampled)) {
       metrics.repeat(now);  // nothing changed since a cycle that decided nothing, or nothing that matters
       ++result.cycles;
       ++result.cycles_reused;
       next_cycle += sc.period_ms;
       if (drained(true)) end = now;
-    } else if (current && !pending) {
+    } else if ((current || beside) && !pending) {
       // Nothing is pending, so the actions have nothing to do; the proportion plugin's
       // attributes still move with pods bound last cycle (their request now counts as what they
       // received) and pods that finished.
-      const sched::Session ssn(*kept);
+      const IdVector<QueueId, fairshare::QueueShares> queues = sched::proportion_queues(*kept, ledger.open_sums(*kept));
 #ifndef NDEBUG
-      check_kept(*kept, &ssn, world, now, sc);
+      check_without_cycle(*kept, current, ledger, queues, world, now, sc);
 #endif
-      metrics.sample(ssn, now);
+      metrics.sample(*kept, ledger, queues, now);
       kept_sampled = true;
       ++result.cycles;
       ++result.cycles_fair_share_only;
@@ -213,21 +281,33 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
     } else if (cycle) {
       model::ClusterState state = current ? std::move(*kept) : cycle_input(world, now, sc, per_cycle);
       kept.reset();
+      if (!current) ledger.rebuild(state);
 #ifndef NDEBUG
       if (current) check_kept(state, nullptr, world, now, sc);
+      replay::check_ledger(ledger, state);
 #endif
       if (sc.usage.enabled) state.queue_usage = usage_db.usage(now);
+      state.open_sums = ledger.open_sums(state);
       bool repeats = false, calm = false, bound = false;  // set while the session lives
       {
         sched::Session ssn = sched::run_cycle(state);
         world.apply_decisions(ssn, now, sc.bind_delay_ms, events);
+        record_decisions(ssn, ledger);
+#ifndef NDEBUG
+        replay::check_ledger(ledger, ssn.state);
+#endif
         metrics.record_events(events);
         events.clear();
-        metrics.sample(ssn, now);
+        metrics.sample(ssn.state, ledger, ssn.queues, now);
         if (sc.usage.enabled) usage_db.observe(now, metrics.allocated_by_queue(), node_capacity(ssn.state));
         const bool clock_free_cycle = clock_free(ssn, sc);
         repeats = clock_free_cycle && ssn.binds.empty();  // deciding nothing, it decides nothing again
-        calm = clock_free_cycle && settled(ssn);
+        // Calm: a clock-free cycle left no pod pending (binds are its only decisions). Until an
+        // object changes, no action has anything to do, and bound pods that start running change
+        // nothing; the fair share can still move (a bound pod's request now counts as what it
+        // received). Claims are written back and released by the World, which an update would
+        // have to repeat.
+        calm = clock_free_cycle && ssn.state.claims.empty() && !ledger.any_pending();
         bound = !ssn.binds.empty();
         if (calm) state.jobs_by_name = ssn.jobs_by_name();  // the jobs stay as they are until an update
       }

@@ -461,9 +461,21 @@ model::ClusterState World::snapshot(std::int64_t now_ms, Diagnostics& diagnostic
   return state;
 }
 
-bool World::update_snapshot(model::ClusterState& state, std::int64_t now_ms, bool& pods_moved, Diagnostics& diagnostics) {
+model::ClusterState World::snapshot_aside(std::int64_t now_ms, Diagnostics& diagnostics) {
+  Changes changes = changes_;
+  auto marks = snapshot_marks_;
+  model::ClusterState state = snapshot(now_ms, diagnostics);
+  changes_ = std::move(changes);
+  snapshot_marks_ = std::move(marks);
+  return state;
+}
+
+bool World::update_snapshot(model::ClusterState& state, std::int64_t now_ms, bool& pods_moved, std::vector<std::string>& touched,
+                            Diagnostics& diagnostics) {
   Changes changes = std::exchange(changes_, {});
   pods_moved = changes.arrived > 0 || !changes.gone_pods.empty();
+  touched = changes.gone_pods;
+  for (const std::string& key : changes.pods) touched.push_back(key.substr(key.find('/') + 1));
   // The assembly reads a BindRequest into the pod it names; this update does not.
   auto bind_requests = objects_.lower_bound("BindRequest/");
   if (bind_requests != objects_.end() && bind_requests->first.rfind("BindRequest/", 0) == 0) return false;
@@ -495,6 +507,25 @@ bool World::update_snapshot(model::ClusterState& state, std::int64_t now_ms, boo
   state.now_ns = epoch_ns(now_ms);
   state.next_gpu_group = next_gpu_group;
   remember_marks(state);
+  return true;
+}
+
+bool World::recent_pod_changes(std::vector<const io::ParsedObjects*>& pods, std::vector<std::string>& gone,
+                               Diagnostics& diagnostics) {
+  if (changes_.arrived > 0) return false;
+  gone.assign(changes_.gone_pods.begin() + static_cast<std::ptrdiff_t>(changes_.gone_seen), changes_.gone_pods.end());
+  for (std::size_t i = changes_.pods_seen; i < changes_.pods.size(); ++i) {
+    auto it = objects_.find(changes_.pods[i]);
+    if (it != objects_.end()) {
+      pods.push_back(parsed(it->second, diagnostics));
+      continue;
+    }
+    const std::string& key = changes_.pods[i];
+    const std::string name = key.substr(key.find('/') + 1);  // "namespace/name"
+    if (std::find(changes_.gone_pods.begin(), changes_.gone_pods.end(), name) == changes_.gone_pods.end()) return false;
+  }
+  changes_.pods_seen = changes_.pods.size();
+  changes_.gone_seen = changes_.gone_pods.size();
   return true;
 }
 

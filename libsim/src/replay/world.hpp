@@ -52,6 +52,8 @@ class World {
 
   /// The cluster state a scheduling cycle starting now sees.
   model::ClusterState snapshot(std::int64_t now_ms, Diagnostics& diagnostics);
+  /// The same, leaving what the world remembers for a later update as it is (for checks).
+  model::ClusterState snapshot_aside(std::int64_t now_ms, Diagnostics& diagnostics);
   /// Hands a finished cycle's state back: the next snapshot is built in its memory.
   void recycle(model::ClusterState&& state) { spare_state_ = std::move(state); }
   /// Writes a finished cycle's committed decisions back into the objects.
@@ -73,8 +75,16 @@ class World {
   /// new snapshot would read them; forgets those changes. The caller must have seen that the quiet
   /// version did not move since that cycle, and that io::updatable(state) held then. False when
   /// the update cannot follow a change: a new snapshot is then needed. `pods_moved` tells whether
-  /// pods came or went.
-  bool update_snapshot(model::ClusterState& state, std::int64_t now_ms, bool& pods_moved, Diagnostics& diagnostics);
+  /// pods came or went; `touched` gets every pod changed or gone ("namespace/name", repeats
+  /// allowed).
+  bool update_snapshot(model::ClusterState& state, std::int64_t now_ms, bool& pods_moved, std::vector<std::string>& touched,
+                       Diagnostics& diagnostics);
+  /// The pods changed (their typed readings) and gone ("namespace/name") since the last call,
+  /// the last snapshot or the last update, for a cycle that reads them beside a kept state
+  /// without bringing it up to date. False when bare pods arrived since the last snapshot or
+  /// update: the state must then be brought up to date.
+  bool recent_pod_changes(std::vector<const io::ParsedObjects*>& pods, std::vector<std::string>& gone,
+                          Diagnostics& diagnostics);
   /// True while any pod exists (pending, running or terminating).
   bool has_pods() const;
   std::uint64_t next_gpu_group = 0;
@@ -137,6 +147,7 @@ class World {
     std::vector<std::string> gone_pods, gone_groups;  // "namespace/name"
     std::vector<std::string> pods, groups;            // object keys
     std::size_t arrived = 0;                          // pods among them that are new
+    std::size_t pods_seen = 0, gone_seen = 0;          // entries recent_pod_changes gave already
   } changes_;
   /// Notes each job's scheduler marks as `state` holds them, for apply_decisions to compare with.
   void remember_marks(const model::ClusterState& state);

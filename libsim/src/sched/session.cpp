@@ -9,6 +9,7 @@
 
 #include "sim/core/assert.hpp"
 #include "sim/fairshare/queue_quota.hpp"
+#include "sim/sched/pod_sums.hpp"
 
 namespace sim::sched {
 
@@ -29,15 +30,15 @@ Session::Session(model::ClusterState& cluster) : state(cluster), config(cluster.
     jobs_by_name_.reserve(named.size());
     for (const auto& [name, id] : named) jobs_by_name_.push_back(id);
   }
-  for (const model::Task& t : state.tasks) {
-    any_pod_anti_affinity = any_pod_anti_affinity || !t.placement.pod_anti_affinity.empty();
-    any_preferred_pod_affinity = any_preferred_pod_affinity || !t.placement.preferred_pod_affinity.empty() ||
-                                 !t.placement.preferred_pod_anti_affinity.empty();
-  }
+  // The pods' sums: a caller's that follows the pods from cycle to cycle, else counted now.
+  const model::OpenSums sums = state.open_sums ? std::move(*state.open_sums) : count_open_sums(state);
+  state.open_sums.reset();
+  any_pod_anti_affinity = sums.any_pod_anti_affinity;
+  any_preferred_pod_affinity = sums.any_preferred_pod_affinity;
   if (config.plugins.topology) topology.emplace(state);
   if (config.plugins.dynamic_resources) dra.emplace(state);
   if (config.plugins.numa) open_numa(*this);
-  open_proportion();
+  open_proportion(sums);
 }
 
 ResourceVec Session::quantify_accepted(const model::Task& task) {
@@ -52,9 +53,7 @@ ResourceVec Session::quantify_accepted(const model::Task& task) {
   return q;
 }
 
-namespace {
-
-ResourceVec quantify_request(const model::Task& task) {
+ResourceVec Session::quantify_request(const model::Task& task) {
   ResourceVec q = ResourceVec::Zero();
   at(q, Resource::CPU) = at(task.request, Resource::CPU);
   at(q, Resource::MEMORY) = at(task.request, Resource::MEMORY);
@@ -66,11 +65,32 @@ ResourceVec quantify_request(const model::Task& task) {
   return q;
 }
 
-}  // namespace
-
 // proportion.go OnSessionOpen: capacity, queue attributes, current usage, then fair share once.
-void Session::open_proportion() {
-  // setTotalResources: schedulable nodes only, minus pods of other schedulers.
+// The pods' usage is summed exactly (pod_sums.hpp), where KAI adds in the order of its maps.
+void Session::open_proportion(const model::OpenSums& sums) {
+  total = sums.capacity;
+  queues = proportion_queues(state, sums);
+  may_pend_.assign(state.jobs.size(), 0);
+  for (JobId j : sums.may_pend) may_pend_[j.index()] = 1;
+}
+
+IdVector<QueueId, fairshare::QueueShares> proportion_queues(const model::ClusterState& state, const model::OpenSums& sums) {
+  IdVector<QueueId, fairshare::QueueShares> queues = open_queue_attributes(state);
+  for (std::size_t i = 0; i < queues.size(); ++i) {
+    const QueueId q(static_cast<QueueId::value_type>(i));
+    for (Resource r : kQuotaResources) {
+      queues[q][r].request = at(sums.queues[q].request, r);
+      queues[q][r].allocated = at(sums.queues[q].allocated, r);
+      queues[q][r].allocated_not_preemptible = at(sums.queues[q].allocated_not_preemptible, r);
+    }
+  }
+  fairshare::compute_fair_shares(state.queue_tree, queues, sums.capacity, state.config.k_value);
+  return queues;
+}
+
+// setTotalResources: schedulable nodes only, minus pods of other schedulers.
+ResourceVec proportion_capacity(const model::ClusterState& state) {
+  ResourceVec total = ResourceVec::Zero();
   for (const model::Node& n : state.nodes) {
     if (n.unschedulable || !n.conditions_ok) continue;
     ResourceVec node_total = ResourceVec::Zero();
@@ -83,12 +103,15 @@ void Session::open_proportion() {
     at(node_total, Resource::GPU) = at(n.allocatable, Resource::GPU) + mig;
     for (const auto& [id, rec] : n.tasks) {
       const model::Task& t = state.tasks[id];
-      if (t.foreign && model::is_active_used(rec.status)) node_total -= quantify_request(t);
+      if (t.foreign && model::is_active_used(rec.status)) node_total -= Session::quantify_request(t);
     }
     total += node_total;
   }
+  return total;
+}
 
-  queues.resize(state.queue_tree.size());
+IdVector<QueueId, fairshare::QueueShares> open_queue_attributes(const model::ClusterState& state) {
+  IdVector<QueueId, fairshare::QueueShares> queues(state.queue_tree.size());
   for (QueueId q : state.queue_tree.level_order()) {
     queues[q] = fairshare::shares_from_spec(state.queues[q]);
     // createQueueResourceAttrs: usage by queue UID (= metadata.name); missing means 0.
@@ -96,43 +119,7 @@ void Session::open_proportion() {
     if (usage == state.queue_usage.end()) continue;
     for (Resource r : kQuotaResources) queues[q][r].usage = at(usage->second, r);
   }
-
-  // updateQueuesCurrentResourceUsage, in a fixed order (KAI iterates maps): jobs by name, tasks
-  // in pod order. The same walk notes which jobs have pending pods (a job without a queue may).
-  may_pend_.assign(state.jobs.size(), 0);
-  for (JobId j : jobs_by_name_) {
-    const model::Job& job = state.jobs[j];
-    if (!job.queue.valid()) {
-      may_pend_[j.index()] = 1;
-      continue;
-    }
-    for (TaskId t : job.tasks) {
-      const model::Task& task = state.tasks[t];
-      ResourceVec amount;
-      const bool allocated = model::is_allocated(task.status);
-      if (allocated) {
-        amount = quantify_accepted(task);
-      } else if (task.status == model::TaskStatus::PENDING) {
-        may_pend_[j.index()] = 1;
-        amount = quantify_request(task);
-        if (task.is_gpu_memory_request() && state.min_node_gpu_memory_mib) {
-          at(amount, Resource::GPU) += task.gpu.memory_as_fraction(*state.min_node_gpu_memory_mib);
-        }
-      } else {
-        continue;
-      }
-      for (QueueId q = job.queue; q.valid(); q = state.queue_tree.parent(q)) {
-        for (Resource r : kQuotaResources) {
-          queues[q][r].request += at(amount, r);
-          if (allocated) {
-            queues[q][r].allocated += at(amount, r);
-            if (!job.preemptible) queues[q][r].allocated_not_preemptible += at(amount, r);
-          }
-        }
-      }
-    }
-  }
-  fairshare::compute_fair_shares(state.queue_tree, queues, total, config.k_value);
+  return queues;
 }
 
 void Session::on_allocate(const model::Task& task) {

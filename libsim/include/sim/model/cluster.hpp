@@ -90,6 +90,23 @@ struct Topology {
   std::vector<std::string> levels;
 };
 
+/// What a session opening on a state counts of its nodes and pods, when a caller that follows them
+/// from cycle to cycle (a replay) already knows it; a session finds it with a pass over each.
+struct OpenSums {
+  /// The capacity the proportion plugin divides: schedulable nodes, less other schedulers' pods.
+  ResourceVec capacity = ResourceVec::Zero();
+  /// Per queue, its pods' and its descendants' (proportion plugin units).
+  struct Queue {
+    ResourceVec request = ResourceVec::Zero();    ///< allocated pods' accepted, pending pods' request
+    ResourceVec allocated = ResourceVec::Zero();  ///< allocated pods' accepted
+    ResourceVec allocated_not_preemptible = ResourceVec::Zero();  ///< of those, non-preemptible jobs'
+  };
+  IdVector<QueueId, Queue> queues;
+  std::vector<JobId> may_pend;  ///< jobs with a pending pod, and jobs of pods in no queue
+  bool any_pod_anti_affinity = false;
+  bool any_preferred_pod_affinity = false;
+};
+
 struct ClusterState {
   std::int64_t now_ns = 0;  ///< the session's "now" (min-runtime, staleness)
   SchedulerConfig config;
@@ -114,6 +131,9 @@ struct ClusterState {
   /// Every job in PodGroup name order, when already known (a replay keeps it from cycle to cycle);
   /// empty, or of another size than `jobs`: a session sorts the jobs itself.
   std::vector<JobId> jobs_by_name;
+  /// Sums a session opening on this state takes (and clears) instead of its passes over every
+  /// node and pod.
+  std::optional<OpenSums> open_sums;
   /// Next number for a new shared-GPU group id; a replay carries it from cycle to cycle so ids
   /// stay unique.
   std::uint64_t next_gpu_group = 0;

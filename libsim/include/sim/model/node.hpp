@@ -109,6 +109,8 @@ class Node {
   /// Adds `task` with its current status; fills the task's accepted resources first
   /// (setAcceptedResources). Returns false if the task is already on this node.
   bool add_task(Task& task);
+  /// The accepted resources alone, as add_task fills them, for a task that uses this node.
+  void set_accepted(Task& task) const;
   /// Removes what `add_task` added for this task. Returns false if it is not here.
   bool remove_task(TaskId id);
   /// Remove then add again (status or groups changed).
@@ -151,7 +153,6 @@ class Node {
   double releasing_gpus_with_shared() const;
 
  private:
-  void set_accepted(Task& task) const;
   void add_shared(const NodeTaskRecord& rec, const std::string& group);
   void remove_shared(const NodeTaskRecord& rec, const std::string& group);
   bool is_pipelined_to_releasing_gpu(std::int64_t memory, const std::string& group) const;

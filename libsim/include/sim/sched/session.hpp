@@ -84,6 +84,8 @@ class Session {
   /// The task's accepted resources as proportion quantities (QuantifyVector): CPU, memory, and
   /// GPUs plus MIG slices.
   static ResourceVec quantify_accepted(const model::Task& task);
+  /// The task's request as proportion quantities: CPU, memory, and GPUs plus MIG slices.
+  static ResourceVec quantify_request(const model::Task& task);
 
   void record_fit_error(JobId job, std::string message);
 
@@ -100,9 +102,17 @@ class Session {
   std::string new_gpu_group_id(const model::Node& node);
 
  private:
-  void open_proportion();
+  void open_proportion(const model::OpenSums& sums);
   std::vector<JobId> jobs_by_name_;
   std::vector<char> may_pend_;  // by job index
 };
 
+/// The capacity the proportion plugin divides (proportion.go setTotalResources): schedulable
+/// nodes, less what pods of other schedulers hold.
+ResourceVec proportion_capacity(const model::ClusterState& state);
+/// The proportion plugin's queue attributes before any pod counts (createQueueResourceAttrs):
+/// quota, limit and weight from each Queue, and its historical usage.
+IdVector<QueueId, fairshare::QueueShares> open_queue_attributes(const model::ClusterState& state);
+/// The attributes a session opens with: those, the pods' usage from `sums`, and the fair share.
+IdVector<QueueId, fairshare::QueueShares> proportion_queues(const model::ClusterState& state, const model::OpenSums& sums);
 }  // namespace sim::sched
