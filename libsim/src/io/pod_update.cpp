@@ -124,11 +124,19 @@ bool supported(const model::ClusterState& state, const PodChanges& changes) {
     const PodObject& pod = p->pods.front();
     if (pod.reservation_label || pod.grouper || !pod.claims.empty()) return false;
   }
+  const bool by_name = state.jobs_by_name.size() == state.jobs.size();  // else every job is looked at
   for (const ParsedObjects* p : changes.groups) {
     if (p->pod_groups.size() != 1 || p->kinds != ParsedObjects::kPodGroups) return false;
     const PodGroupObject& pg = p->pod_groups.front();
-    for (const model::Job& job : state.jobs) {
-      if (job.name == pg.name && job.ns != pg.ns) return false;
+    auto other_namespace = [&](const model::Job& job) { return job.name == pg.name && job.ns != pg.ns; };
+    if (!by_name) {
+      if (std::any_of(state.jobs.begin(), state.jobs.end(), other_namespace)) return false;
+      continue;
+    }
+    auto it = std::lower_bound(state.jobs_by_name.begin(), state.jobs_by_name.end(), pg.name,
+                               [&](JobId j, const std::string& name) { return state.jobs[j].name < name; });
+    for (; it != state.jobs_by_name.end() && state.jobs[*it].name == pg.name; ++it) {
+      if (other_namespace(state.jobs[*it])) return false;
     }
   }
   return true;

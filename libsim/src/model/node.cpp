@@ -57,15 +57,17 @@ bool Node::is_valid_gpu_portion(const GpuRequirement& req) const {
 }
 
 bool Node::is_mig_enabled() const {
+  if (mig_enabled_ >= 0) return mig_enabled_ == 1;
+  bool enabled = false;
   auto it = labels.find("node-role.kubernetes.io/mig-enabled");
   if (it != labels.end()) {
     bool value = false;
-    return parse_go_bool(it->second, value) && value;
+    enabled = parse_go_bool(it->second, value) && value;
+  } else {
+    for (const auto& [resource, amount] : scalars_allocatable) enabled = enabled || (is_mig_resource(resource) && amount > 0);
   }
-  for (const auto& [resource, amount] : scalars_allocatable) {
-    if (is_mig_resource(resource) && amount > 0) return true;
-  }
-  return false;
+  mig_enabled_ = enabled ? 1 : 0;
+  return enabled;
 }
 
 std::string Node::mig_strategy() const {

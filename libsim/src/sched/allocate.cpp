@@ -50,7 +50,8 @@ bool allocate_task(Session& ssn, Statement& stmt, const std::vector<NodeId>& nod
       return false;
     }
   }
-  for (NodeId node : ordered_nodes(ssn, task, nodes)) {
+  NodeOrder order = ordered_nodes(ssn, task, nodes);
+  for (NodeId node; order.next(node);) {
     std::string why;
     if (!fitting_node(ssn, task, node, &why)) {
       reasons.push_back(std::move(why));

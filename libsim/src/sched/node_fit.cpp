@@ -221,7 +221,7 @@ std::optional<GpuChoice> preferable_gpus(Session& ssn, const model::Node& node, 
   return std::nullopt;
 }
 
-std::vector<NodeId> ordered_nodes(Session& ssn, TaskId task_id, const std::vector<NodeId>& nodes) {
+NodeOrder ordered_nodes(Session& ssn, TaskId task_id, const std::vector<NodeId>& nodes) {
   const model::Task& task = ssn.state.tasks[task_id];
   const bool cpu_task = task.is_cpu_only();
   const int resource = cpu_task ? kCpu : kGpu;
@@ -288,14 +288,26 @@ std::vector<NodeId> ordered_nodes(Session& ssn, TaskId task_id, const std::vecto
     }
     scored.emplace_back(score, id);
   }
-  std::stable_sort(scored.begin(), scored.end(), [&](const auto& a, const auto& b) {
-    if (a.first != b.first) return a.first > b.first;
-    return ssn.state.nodes[a.second].name < ssn.state.nodes[b.second].name;
-  });
-  std::vector<NodeId> out;
-  out.reserve(scored.size());
-  for (const auto& [score, id] : scored) out.push_back(id);
-  return out;
+  return NodeOrder(std::move(scored), ssn.node_name_ranks());
+}
+
+bool NodeOrder::next(NodeId& node) {
+  if (handed_ == scored_.size()) return false;
+  if (handed_ == sorted_) {
+    // Highest score first, ties by node name (ranks are unique, so the order is total): the
+    // next few (twice as many each time) sorted out of the rest.
+    const std::vector<std::uint32_t>& rank = *ranks_;
+    auto better = [&](const auto& a, const auto& b) {
+      if (a.first != b.first) return a.first > b.first;
+      return rank[a.second.index()] < rank[b.second.index()];
+    };
+    const std::size_t upto = std::min(scored_.size(), std::max<std::size_t>(8, 2 * sorted_));
+    const auto begin = scored_.begin() + static_cast<std::ptrdiff_t>(sorted_);
+    std::partial_sort(begin, scored_.begin() + static_cast<std::ptrdiff_t>(upto), scored_.end(), better);
+    sorted_ = upto;
+  }
+  node = scored_[handed_++].second;
+  return true;
 }
 
 }  // namespace sim::sched

@@ -148,6 +148,18 @@ void Session::on_deallocate(const model::Task& task) {
   if (config.plugins.dynamic_resources && !task.claims.empty()) dra_deallocate(*this, task.id);
 }
 
+const std::vector<std::uint32_t>& Session::node_name_ranks() {
+  if (node_ranks_.size() == state.nodes.size()) return node_ranks_;
+  std::vector<NodeId> ids;
+  ids.reserve(state.nodes.size());
+  for (std::size_t i = 0; i < state.nodes.size(); ++i) ids.emplace_back(static_cast<NodeId::value_type>(i));
+  auto by_name = [&](NodeId a, NodeId b) { return state.nodes[a].name < state.nodes[b].name; };
+  if (!std::is_sorted(ids.begin(), ids.end(), by_name)) std::stable_sort(ids.begin(), ids.end(), by_name);
+  node_ranks_.resize(ids.size());
+  for (std::size_t r = 0; r < ids.size(); ++r) node_ranks_[ids[r].index()] = static_cast<std::uint32_t>(r);
+  return node_ranks_;
+}
+
 std::string Session::new_gpu_group_id(const model::Node& node) {
   return node.name + "-gpu-" + std::to_string(state.next_gpu_group++);
 }

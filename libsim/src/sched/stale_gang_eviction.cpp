@@ -2,6 +2,7 @@
 // PodSet running below its minimum for longer than the grace period loses all its pods.
 
 #include <algorithm>
+#include <vector>
 
 #include "sim/sched/actions.hpp"
 #include "sim/sched/gang.hpp"
@@ -10,13 +11,19 @@ namespace sim::sched {
 
 void run_stale_gang_eviction(Session& ssn) {
   const std::int64_t grace = ssn.config.staleness_grace_ns;
-  for (JobId j : ssn.jobs_by_name()) {
+  // Whether a job is stale does not depend on the others' evictions: the jobs are read in memory
+  // order, and only the stale ones are then taken in KAI's order.
+  std::vector<char> stale(ssn.state.jobs.size(), 0);
+  for (std::size_t i = 0; i < ssn.state.jobs.size(); ++i) {
+    const JobId j(static_cast<JobId::value_type>(i));
     model::Job& job = ssn.state.jobs[j];
     if (!job.queue.valid()) continue;
-    if (!is_stale(ssn, j)) {
-      job.stale_since_ns.reset();
-      continue;
-    }
+    stale[i] = is_stale(ssn, j) ? 1 : 0;
+    if (!stale[i]) job.stale_since_ns.reset();
+  }
+  for (JobId j : ssn.jobs_by_name()) {
+    if (!stale[j.index()]) continue;
+    model::Job& job = ssn.state.jobs[j];
     if (!job.stale_since_ns) job.stale_since_ns = ssn.state.now_ns;
     if (grace < 0 || ssn.state.now_ns - *job.stale_since_ns < grace) continue;
     for (TaskId t : job.tasks) {

@@ -125,6 +125,8 @@ class Node {
   /// getGpuMemoryFractionalOnNode: ceil(memory / device memory * 100) / 100.
   double memory_as_portion(std::int64_t memory_mib) const;
   bool is_valid_gpu_portion(const GpuRequirement& req) const;
+  /// From the labels and the MIG resources, which do not change once the node is read: worked
+  /// out once (a cycle asks for every node and CPU pod).
   bool is_mig_enabled() const;
   /// "single", "mixed" or "none".
   std::string mig_strategy() const;
@@ -153,6 +155,7 @@ class Node {
   double releasing_gpus_with_shared() const;
 
  private:
+  mutable std::int8_t mig_enabled_ = -1;  // is_mig_enabled(); -1 until asked
   void add_shared(const NodeTaskRecord& rec, const std::string& group);
   void remove_shared(const NodeTaskRecord& rec, const std::string& group);
   bool is_pipelined_to_releasing_gpu(std::int64_t memory, const std::string& group) const;

@@ -3,7 +3,9 @@
 // OrderedNodesByTask, FittingGPUs; plugins predicates, nodeplacement, nodeavailability,
 // resourcetype, gpusharingorder, nominatednode, gpupack/gpuspread; gpu_sharing/gpuSharing.go).
 
+#include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/sched/session.hpp"
@@ -18,9 +20,30 @@ bool fitting_node(Session& ssn, TaskId task, NodeId node, std::string* why = nul
 /// matches every taint.
 bool tolerates(const model::Toleration& toleration, const model::Taint& taint);
 
+/// Scored nodes handed out best first, ties by node name. A task usually fits one of the first
+/// few, so they are sorted a few at a time as the caller asks for more.
+class NodeOrder {
+ public:
+  NodeOrder(std::vector<std::pair<double, NodeId>> scored, const std::vector<std::uint32_t>& name_ranks)
+      : scored_(std::move(scored)), ranks_(&name_ranks) {}
+  /// The next node, or false when every node was handed out.
+  bool next(NodeId& node);
+  /// Every node not handed out yet, in order.
+  std::vector<NodeId> rest() {
+    std::vector<NodeId> out;
+    for (NodeId n; next(n);) out.push_back(n);
+    return out;
+  }
+
+ private:
+  std::vector<std::pair<double, NodeId>> scored_;
+  const std::vector<std::uint32_t>* ranks_;
+  std::size_t sorted_ = 0, handed_ = 0;
+};
+
 /// OrderedNodesByTask: every node of `nodes` scored (sum of plugin scores), best first, ties by
 /// node name. Scoring looks at all nodes, fitting or not, as in KAI.
-std::vector<NodeId> ordered_nodes(Session& ssn, TaskId task, const std::vector<NodeId>& nodes);
+NodeOrder ordered_nodes(Session& ssn, TaskId task, const std::vector<NodeId>& nodes);
 
 /// Candidate GPUs for a fraction task on a node, best first: in-use groups it fits, then one
 /// "whole GPU" marker per idle or releasing whole GPU, at most as many as the task's devices.

@@ -4,6 +4,7 @@
 // open, allocated kept live by the allocate/deallocate events), and the decisions committed so
 // far. Everything a cycle decides goes through a Statement (statement.hpp).
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -97,6 +98,10 @@ class Session {
   /// A pod of the job became pending again (a statement undid its allocation).
   void note_pending(JobId job) { may_pend_[job.index()] = 1; }
 
+  /// Each node's place in name order (KAI breaks ties between equally scored nodes by name),
+  /// worked out at the first call of the session.
+  const std::vector<std::uint32_t>& node_name_ranks();
+
   /// A new shared-GPU group id. KAI uses a random UUID; kaisim numbers them per cycle so runs are
   /// reproducible ("<node>-gpu-<n>"; non-numeric, so KAI's "new group needs 2 pod slots" holds).
   std::string new_gpu_group_id(const model::Node& node);
@@ -105,6 +110,7 @@ class Session {
   void open_proportion(const model::OpenSums& sums);
   std::vector<JobId> jobs_by_name_;
   std::vector<char> may_pend_;  // by job index
+  std::vector<std::uint32_t> node_ranks_;  // by node index; empty until asked
 };
 
 /// The capacity the proportion plugin divides (proportion.go setTotalResources): schedulable
