@@ -107,20 +107,19 @@ bool is_guaranteed(const Field& pod) {
   std::vector<Field> containers = spec.member("initContainers").items();
   for (const Field& c : spec.member("containers").items()) containers.push_back(c);
   model::Amounts requests, limits;
-  bool guaranteed = true;
   for (const Field& c : containers) {
     const Field resources = c.member("resources");
     for (const char* r : {"cpu", "memory"}) {
       const Field limit = resources.member("limits").member(r);
       const std::int64_t l = limit.is_null() ? 0 : milli(limit);
-      if (l == 0) guaranteed = false;
-      else limits[r] = model::saturating_add(limits[r], l);
+      if (l == 0) return false;  // a container without that limit: not Guaranteed
+      limits[r] = model::saturating_add(limits[r], l);
       const Field request = resources.member("requests").member(r);
       const std::int64_t q = request.is_null() ? l : milli(request);  // defaulted to the limit
       if (q != 0) requests[r] = model::saturating_add(requests[r], q);
     }
   }
-  return guaranteed && !limits.empty() && requests == limits;
+  return !limits.empty() && requests == limits;
 }
 
 model::NumaUnits read_numa_units(const Field& spec) {

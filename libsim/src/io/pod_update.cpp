@@ -160,8 +160,15 @@ void rename_on_nodes(model::ClusterState& state, const std::vector<TaskId>& rema
   std::size_t first = 0;  // ids before this one stay
   while (first < remap.size() && remap[first].index() == first) ++first;
   const TaskId from(static_cast<TaskId::value_type>(first));
+  // Only nodes that hold a task now at `first` or after have ids to rename: the tasks moved keep
+  // their order, so none lands before `first`.
+  std::vector<char> holds(state.nodes.size(), 0);
+  for (std::size_t i = first; i < state.tasks.size(); ++i) {
+    const NodeId node = state.tasks[TaskId(static_cast<TaskId::value_type>(i))].node;
+    if (node.valid()) holds[node.index()] = 1;
+  }
   for (std::size_t n = 0; n < state.nodes.size(); ++n) {
-    if (rebuilt[n]) continue;
+    if (rebuilt[n] || !holds[n]) continue;
     model::TaskBooks& books = state.nodes[NodeId(static_cast<NodeId::value_type>(n))].tasks;
     auto it = std::lower_bound(books.begin(), books.end(), from, [](const auto& e, TaskId t) { return e.first < t; });
     for (; it != books.end(); ++it) it->first = remap[it->first.index()];

@@ -85,9 +85,10 @@ Field Field::member(std::string_view key) const {
   if (!node_.IsMap()) return Field(YAML::Node(YAML::NodeType::Undefined), path_ + "." + std::string(key), file_);
   YAML::Node folded(YAML::NodeType::Undefined);
   for (auto it = node_.begin(); it != node_.end(); ++it) {
-    const std::string k = it->first.Scalar();
-    if (k == key) return Field(it->second, path_.empty() ? std::string(key) : path_ + "." + std::string(key), file_);
-    if (!folded.IsDefined() && equal_fold(k, key)) folded = it->second;
+    const auto entry = *it;  // one proxy per entry; the key's text lives in the document
+    const std::string& k = entry.first.Scalar();
+    if (k == key) return Field(entry.second, path_.empty() ? std::string(key) : path_ + "." + std::string(key), file_);
+    if (!folded.IsDefined() && equal_fold(k, key)) folded = entry.second;
   }
   const std::string child = path_.empty() ? std::string(key) : path_ + "." + std::string(key);
   if (folded.IsDefined()) return Field(folded, child, file_);

@@ -6,8 +6,10 @@
 
 #include "generators.hpp"
 #include "io/dra_reader.hpp"
+#include "io/parsed_objects.hpp"
 #include "io/snapshot_fields.hpp"
 #include "io/yaml_field.hpp"
+#include "sim/core/assert.hpp"
 #include "sim/io/go_json.hpp"
 #include "sim/io/quantity.hpp"
 #include "yaml_text.hpp"
@@ -165,7 +167,11 @@ double World::claim_gpus(const YAML::Node& pod) const {
 }
 
 void World::apply(const Manifest& m, std::int64_t now_ms, std::vector<PodEvent>& events) {
-  YAML::Node doc = YAML::Clone(m.doc);
+  apply(Manifest{YAML::Clone(m.doc), m.file}, now_ms, events);
+}
+
+void World::apply(Manifest&& m, std::int64_t now_ms, std::vector<PodEvent>& events) {
+  YAML::Node doc = m.doc;
   const std::string kind = str(doc, "kind");
   if (!doc["metadata"].IsDefined()) doc["metadata"] = YAML::Node(YAML::NodeType::Map);
   if (kind == "Pod" && str(doc, "metadata", "namespace").empty()) doc["metadata"]["namespace"] = "default";
@@ -611,12 +617,27 @@ void World::apply_decisions(const sched::Session& ssn, std::int64_t now_ms, std:
     if ((last.empty() || last == current_last) && stale == current_stale) continue;
     if (!last.empty()) current_last = last;
     current_stale = stale;
+    const std::shared_ptr<const io::ParsedObjects> before = pg.parsed;
     YAML::Node annotations = edit(pg)["metadata"]["annotations"];
     if (!last.empty()) annotations["kai.scheduler/last-start-timestamp"] = last;
     if (!stale.empty()) {
       annotations["kai.scheduler/stale-podgroup-timestamp"] = stale;
     } else if (annotations.IsDefined() && annotations.IsMap()) {
       annotations.remove("kai.scheduler/stale-podgroup-timestamp");
+    }
+    // The reading changes in the two marks alone, as read_pod_group reads them: no new parse.
+    if (before && before->kinds == io::ParsedObjects::kPodGroups && before->pod_groups.size() == 1) {
+      auto marked = std::make_shared<io::ParsedObjects>(*before);
+      io::PodGroupObject& read = marked->pod_groups.front();
+      if (!last.empty()) read.last_start_ns = io::parse_rfc3339(last);
+      read.stale_since_ns = stale.empty() ? std::nullopt : io::parse_rfc3339(stale);
+      pg.parsed = std::move(marked);
+#ifndef NDEBUG
+      Diagnostics ignored;
+      const auto reread = io::parse_objects(io::Field(pg.doc, "", pg.file.get()), ignored);
+      SIM_ASSERT(reread->pod_groups.size() == 1 && reread->pod_groups.front().last_start_ns == read.last_start_ns &&
+                 reread->pod_groups.front().stale_since_ns == read.stale_since_ns);
+#endif
     }
   }
 }

@@ -43,6 +43,8 @@ class World {
   /// Creates or updates the object (kubectl apply). Bare KAI pods get their PodGroup as the
   /// pod-grouper would create it.
   void apply(const Manifest& m, std::int64_t now_ms, std::vector<PodEvent>& events);
+  /// The same with a manifest the world may keep as it is (no copy).
+  void apply(Manifest&& m, std::int64_t now_ms, std::vector<PodEvent>& events);
   /// Deletes the object; running pods terminate over their grace period first.
   void remove(const ObjectRef& ref, std::int64_t now_ms, std::vector<PodEvent>& events);
   /// Finishes the binds, completions, taint evictions and terminations due at `now_ms`.
