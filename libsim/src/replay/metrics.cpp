@@ -107,9 +107,10 @@ void Metrics::sample(const model::ClusterState& state, const QueueLedger& ledger
   allocated_gpus_now_ = leaf_allocated;
 
   cluster_gpus_ = ledger.cluster_gpus();
-  // Fragmentation from the pods themselves, not from the node's in-session ledger: KAI's
-  // ConsolidateSharedPodInfoToDifferentGPU drops a record without subtracting it, so after
-  // a what-if that ledger can count more memory than the GPU has (kaisim mirrors that).
+  // Fragmentation from the pods themselves (the replay's ledger), not from the node's in-session
+  // accounting: KAI's ConsolidateSharedPodInfoToDifferentGPU drops a record without subtracting
+  // it, so after a what-if that accounting can count more memory than the GPU has (kaisim
+  // mirrors that).
   stranded_mib_now_ = static_cast<double>(ledger.stranded_mib());
   stranded_mib_max_ = std::max(stranded_mib_max_, stranded_mib_now_);
 
