@@ -283,8 +283,10 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
       kept.reset();
       if (!current) ledger.rebuild(state);
 #ifndef NDEBUG
-      if (current) check_kept(state, nullptr, world, now, sc);
-      replay::check_ledger(ledger, state);
+      if (current) {
+        check_kept(state, nullptr, world, now, sc);
+        replay::check_ledger(ledger, state);
+      }
 #endif
       if (sc.usage.enabled) state.queue_usage = usage_db.usage(now);
       state.open_sums = ledger.open_sums(state);
