@@ -110,10 +110,15 @@ void check_ledger(const QueueLedger& ledger, const model::ClusterState& state) {
     SIM_ASSERT(same_vec(a.queues[q].request, b.queues[q].request) && same_vec(a.queues[q].allocated, b.queues[q].allocated));
     SIM_ASSERT(same_vec(a.queues[q].allocated_not_preemptible, b.queues[q].allocated_not_preemptible));
   }
-  std::vector<JobId> x = a.may_pend, y = b.may_pend;
-  std::sort(x.begin(), x.end());
-  std::sort(y.begin(), y.end());
-  SIM_ASSERT(x == y && a.any_pod_anti_affinity == b.any_pod_anti_affinity && a.any_preferred_pod_affinity == b.any_preferred_pod_affinity);
+  auto same_jobs = [](std::vector<JobId> x, std::vector<JobId> y) {
+    std::sort(x.begin(), x.end());
+    std::sort(y.begin(), y.end());
+    x.erase(std::unique(x.begin(), x.end()), x.end());
+    y.erase(std::unique(y.begin(), y.end()), y.end());
+    return x == y;
+  };
+  SIM_ASSERT(same_jobs(a.may_pend, b.may_pend) && same_jobs(a.may_be_stale, b.may_be_stale));
+  SIM_ASSERT(a.any_pod_anti_affinity == b.any_pod_anti_affinity && a.any_preferred_pod_affinity == b.any_preferred_pod_affinity);
   const auto ta = ledger.timeline(), tb = fresh.timeline();
   for (std::size_t i = 0; i < ta.size(); ++i) {
     const QueueId q(static_cast<QueueId::value_type>(i));

@@ -25,6 +25,7 @@ void QueueLedger::rebuild(const model::ClusterState& state) {
     apply(e, +1);
     std::string key = t.ns + "/" + t.name;
     if (e.may_pend) may_pend_.insert(key);
+    if (e.may_be_stale) may_be_stale_.insert(key);
     pods_.emplace(std::move(key), e);
   }
 }
@@ -37,6 +38,8 @@ bool QueueLedger::record(const model::ClusterState& state, const model::Task& ta
   apply(e, +1);
   if (e.may_pend) may_pend_.insert(it->first);
   else may_pend_.erase(it->first);
+  if (e.may_be_stale) may_be_stale_.insert(it->first);
+  else may_be_stale_.erase(it->first);
   it->second = std::move(e);
   return true;
 }
@@ -46,6 +49,7 @@ void QueueLedger::forget(const std::string& pod) {
   if (it == pods_.end()) return;
   apply(it->second, -1);
   may_pend_.erase(pod);
+  may_be_stale_.erase(pod);
   pods_.erase(it);
 }
 
@@ -57,6 +61,7 @@ QueueLedger::Entry QueueLedger::entry(const model::ClusterState& state, const mo
     e.queue = job.queue;
     e.preemptible = job.preemptible;
     e.may_pend = e.part.pending || !job.queue.valid();
+    e.may_be_stale = sched::pod_may_be_stale(job, task);
   }
   e.listed = !e.part.allocated && (task.status == model::TaskStatus::PENDING || task.status == model::TaskStatus::PIPELINED);
   for (std::size_t i = 0; i < kQuotaResources.size(); ++i) {
@@ -110,11 +115,15 @@ model::OpenSums QueueLedger::open_sums(const model::ClusterState& state) const {
   model::OpenSums sums;
   sums.capacity = capacity_;
   sums.queues = open_.values();
-  for (const std::string& pod : may_pend_) {
-    const std::size_t slash = pod.find('/');
-    const TaskId id = io::find_task(state, std::string_view(pod).substr(0, slash), std::string_view(pod).substr(slash + 1));
-    if (id.valid() && state.tasks[id].job.valid()) sums.may_pend.push_back(state.tasks[id].job);
-  }
+  auto jobs_of = [&](const std::set<std::string>& pods, std::vector<JobId>& jobs) {
+    for (const std::string& pod : pods) {
+      const std::size_t slash = pod.find('/');
+      const TaskId id = io::find_task(state, std::string_view(pod).substr(0, slash), std::string_view(pod).substr(slash + 1));
+      if (id.valid() && state.tasks[id].job.valid()) jobs.push_back(state.tasks[id].job);
+    }
+  };
+  jobs_of(may_pend_, sums.may_pend);
+  jobs_of(may_be_stale_, sums.may_be_stale);
   sums.any_pod_anti_affinity = anti_affinity_ > 0;
   sums.any_preferred_pod_affinity = preferred_affinity_ > 0;
   return sums;

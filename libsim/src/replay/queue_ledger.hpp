@@ -57,6 +57,7 @@ class QueueLedger {
     std::vector<std::string> groups;
     std::int64_t mib = 0;
     bool may_pend = false;
+    bool may_be_stale = false;
     bool anti_affinity = false, preferred_affinity = false;
   };
   struct Group {
@@ -73,6 +74,7 @@ class QueueLedger {
   std::map<std::pair<NodeId, std::string>, Group> groups_;
   std::vector<std::int64_t> node_memory_mib_;  // per device; 0 for nodes that are not schedulable
   std::set<std::string> may_pend_;             // pods that are pending or in no queue
+  std::set<std::string> may_be_stale_;         // pods whose job can be stale
   ResourceVec capacity_ = ResourceVec::Zero();
   double cluster_gpus_ = 0;
   std::int64_t stranded_mib_ = 0;

@@ -30,6 +30,11 @@ QueueSums::QueueSums(const model::QueueTree& tree) : queues_(tree.size()), paren
   }
 }
 
+bool pod_may_be_stale(const model::Job& job, const model::Task& task) {
+  const auto& pod_sets = job.groups->pod_sets;
+  return pod_sets.size() != 1 || pod_sets[0].min_available > 1 || task.pod_set != 0;
+}
+
 void QueueSums::add(QueueId queue, bool preemptible, const PodPart& part, int sign) {
   if (!part.allocated && !part.pending) return;
   for (QueueId q = queue; q.valid(); q = parents_[q]) {
@@ -70,13 +75,15 @@ model::OpenSums count_open_sums(const model::ClusterState& state) {
   for (std::size_t j = 0; j < state.jobs.size(); ++j) {
     const JobId id(static_cast<JobId::value_type>(j));
     const model::Job& job = state.jobs[id];
-    bool may_pend = !job.queue.valid();
+    bool may_pend = !job.queue.valid(), may_be_stale = false;
     for (TaskId t : job.tasks) {
       const PodPart part = pod_part(state, state.tasks[t]);
       may_pend = may_pend || part.pending;
+      may_be_stale = may_be_stale || pod_may_be_stale(job, state.tasks[t]);
       if (job.queue.valid()) queues.add(job.queue, job.preemptible, part, +1);
     }
     if (may_pend) sums.may_pend.push_back(id);
+    if (may_be_stale) sums.may_be_stale.push_back(id);
   }
   sums.queues = queues.values();
   for (const model::Task& t : state.tasks) {

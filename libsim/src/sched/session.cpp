@@ -72,6 +72,8 @@ void Session::open_proportion(const model::OpenSums& sums) {
   queues = proportion_queues(state, sums);
   may_pend_.assign(state.jobs.size(), 0);
   for (JobId j : sums.may_pend) may_pend_[j.index()] = 1;
+  may_stale_.assign(state.jobs.size(), 0);
+  for (JobId j : sums.may_be_stale) may_stale_[j.index()] = 1;
 }
 
 IdVector<QueueId, fairshare::QueueShares> proportion_queues(const model::ClusterState& state, const model::OpenSums& sums) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "sim/core/assert.hpp"
 #include "sim/sched/actions.hpp"
 #include "sim/sched/gang.hpp"
 
@@ -18,7 +19,8 @@ void run_stale_gang_eviction(Session& ssn) {
     const JobId j(static_cast<JobId::value_type>(i));
     model::Job& job = ssn.state.jobs[j];
     if (!job.queue.valid()) continue;
-    stale[i] = is_stale(ssn, j) ? 1 : 0;
+    SIM_ASSERT(ssn.may_be_stale(j) || !is_stale(ssn, j));
+    stale[i] = ssn.may_be_stale(j) && is_stale(ssn, j) ? 1 : 0;
     if (!stale[i]) job.stale_since_ns.reset();
   }
   for (JobId j : ssn.jobs_by_name()) {

@@ -117,6 +117,7 @@ TEST_CASE("a ledger counts pods as a session and the timeline do", "[replay][led
   }
   CHECK((counted.capacity == kept.capacity).all());
   CHECK(counted.may_pend == kept.may_pend);
+  CHECK(counted.may_be_stale == kept.may_be_stale);
 }
 
 TEST_CASE("a ledger kept up to date in any order equals one rebuilt", "[replay][ledger]") {

@@ -103,6 +103,9 @@ struct OpenSums {
   };
   IdVector<QueueId, Queue> queues;
   std::vector<JobId> may_pend;  ///< jobs with a pending pod, and jobs of pods in no queue
+  /// Jobs that can be stale: more than one PodSet, a minimum above 1, or a pod outside the first
+  /// PodSet (a job of one PodSet with a minimum of 1 and all its pods in it never is).
+  std::vector<JobId> may_be_stale;
   bool any_pod_anti_affinity = false;
   bool any_preferred_pod_affinity = false;
 };

@@ -20,6 +20,9 @@ struct PodPart {
 };
 PodPart pod_part(const model::ClusterState& state, const model::Task& task);
 
+/// Whether the pod makes its job one that can be stale (model::OpenSums::may_be_stale).
+bool pod_may_be_stale(const model::Job& job, const model::Task& task);
+
 /// Per queue, exact sums of the parts of its pods and its descendants'.
 class QueueSums {
  public:

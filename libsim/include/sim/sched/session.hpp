@@ -95,6 +95,9 @@ class Session {
   /// False when no pod of the job was pending at open or has become pending since: the actions'
   /// scans for jobs with pending pods skip it without reading its pods.
   bool may_have_pending(JobId job) const { return may_pend_[job.index()] != 0; }
+  /// False when the job cannot be stale (model::OpenSums::may_be_stale): the stale-gang scan
+  /// skips it without reading its pods.
+  bool may_be_stale(JobId job) const { return may_stale_[job.index()] != 0; }
   /// A pod of the job became pending again (a statement undid its allocation).
   void note_pending(JobId job) { may_pend_[job.index()] = 1; }
 
@@ -110,6 +113,7 @@ class Session {
   void open_proportion(const model::OpenSums& sums);
   std::vector<JobId> jobs_by_name_;
   std::vector<char> may_pend_;  // by job index
+  std::vector<char> may_stale_;  // by job index
   std::vector<std::uint32_t> node_ranks_;  // by node index; empty until asked
 };
 
