@@ -19,6 +19,7 @@
 #include "sim/core/go_json.hpp"
 #include "sim/core/assert.hpp"
 #include "sim/sched/cycle.hpp"
+#include "sim/sched/plugins/proportion.hpp"
 #include "sim/sched/framework/session.hpp"
 #include "replay/world.hpp"
 
@@ -300,7 +301,7 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
 #endif
         metrics.record_events(events);
         events.clear();
-        metrics.sample(ssn.state, ledger, ssn.queues, now);
+        metrics.sample(ssn.state, ledger, *sched::queue_shares(ssn), now);
         if (sc.usage.enabled) usage_db.observe(now, metrics.allocated_by_queue(), node_capacity(ssn.state));
         const bool clock_free_cycle = clock_free(ssn, sc);
         repeats = clock_free_cycle && ssn.binds.empty();  // deciding nothing, it decides nothing again
