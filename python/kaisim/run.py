@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import warnings as _warnings
 from pathlib import Path
@@ -14,6 +15,9 @@ from . import _core
 from .errors import ExpectationFailed, ScenarioError
 from .result import Result
 from .scenario import ScenarioLike, as_scenario
+
+
+_log = logging.getLogger("kaisim")
 
 
 class KaisimWarning(UserWarning):
@@ -38,6 +42,8 @@ def replay(scenario: ScenarioLike, *, check: bool = False, out_dir: Optional[Uni
         raise ScenarioError(f"{sc.name}: empty scenario", file=sc.name, detail="empty scenario")
     raw = _core.replay(sc.path or sc.name, sc.text, sc.base_dir, os.fspath(out_dir) if out_dir else "", check)
     _warn(raw["warnings"])
+    for note in raw["output_notes"]:
+        _log.info("%s", note)  # what writing out_dir did besides creating it
     result = Result(
         outputs=dict(raw["outputs"]),
         summary_table=raw["summary_table"],

@@ -5,6 +5,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -16,6 +17,7 @@
 #include "sim/api/replay.hpp"
 #include "sim/api/trace_gen.hpp"
 #include "sim/core/error.hpp"
+#include "sim/io/output_folder.hpp"
 #include "sim/io/snapshot.hpp"
 
 namespace py = pybind11;
@@ -48,7 +50,14 @@ py::dict replay(const std::string& scenario_path, const std::string& scenario_te
   out["cycles_updated"] = result.cycles_updated;
   out["outputs"] = result.outputs;
   out["warnings"] = diagnostics.warnings;
+  out["output_notes"] = result.output_notes;
   return out;
+}
+
+std::vector<std::string> write_output_folder(const std::string& dir, const std::map<std::string, std::string>& files,
+                                             const std::string& kind) {
+  py::gil_scoped_release unlocked;
+  return sim::io::write_output_folder(dir, files, kind).notes();
 }
 
 std::pair<std::string, std::vector<std::string>> fair_share(const std::string& body, const std::string& source) {
@@ -115,6 +124,8 @@ PYBIND11_MODULE(_core, m) {
         "Answers a KAI fair-share simulator request; returns (response JSON, warnings).");
   m.def("cycle", &cycle, py::arg("files"), py::arg("now"),
         "Runs one scheduling cycle on (text, name) sources; returns (report JSON, warnings).");
+  m.def("write_output_folder", &write_output_folder, py::arg("dir"), py::arg("files"), py::arg("kind"),
+        "Writes files (name -> text) into an output folder by kaisim's rules; returns its notes.");
   m.def("gen_trace", &gen_trace, py::arg("seed"), py::arg("pods"), py::arg("arrival_hours"), py::arg("node_scale"),
         py::arg("out_dir"), "Generates the Alibaba-shaped trace; returns files and counts (writes out_dir if set).");
 }

@@ -12,11 +12,11 @@
 #include "generators.hpp"
 #include "kept_state_check.hpp"
 #include "metrics.hpp"
-#include "output_folder.hpp"
 #include "queue_ledger.hpp"
 #include "scenario.hpp"
 #include "sim/api/replay.hpp"
 #include "sim/io/go_json.hpp"
+#include "sim/io/output_folder.hpp"
 #include "sim/core/assert.hpp"
 #include "sim/sched/cycle.hpp"
 #include "sim/sched/session.hpp"
@@ -361,7 +361,7 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
                     {"cluster.csv", metrics.cluster_csv()},
                     {"events.jsonl", metrics.events_jsonl()},
                     {"summary.json", metrics.summary_json(sc.name, result.cycles, end)}};
-  if (!options.out_dir.empty()) replay::write_output_folder(options.out_dir, result.outputs, "summary.json", "replay");
+  if (!options.out_dir.empty()) result.output_notes = io::write_output_folder(options.out_dir, result.outputs, "replay").notes();
   return result;
 }
 

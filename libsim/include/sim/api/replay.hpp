@@ -49,11 +49,14 @@ struct ReplayResult {
   /// The output files by name (timeline.csv, kai-timeline.csv, events.jsonl, summary.json),
   /// filled whether or not `out_dir` is set; docs/replay-output.md describes them.
   std::map<std::string, std::string> outputs;
+  /// What writing `out_dir` did besides creating it (earlier kaisim files replaced, other files
+  /// kept, stale temporary folders removed): one line each, for the user.
+  std::vector<std::string> output_notes;
 };
 
 /// Runs the replay. Throws InputError for a bad scenario (file, line, field) before writing
-/// anything; output files are written to a temporary folder and renamed into place at the end,
-/// so a failed run leaves no partial output.
+/// anything; output files go through io::write_output_folder (all or nothing; only kaisim's own
+/// files are ever replaced).
 ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics);
 
 }  // namespace sim::api
