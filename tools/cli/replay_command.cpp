@@ -19,6 +19,7 @@ struct ReplayCommandOptions {
 
 int run_replay(const ReplayCommandOptions& options) {
   sim::Diagnostics diagnostics;
+  diagnostics.strict = global_options().strict;
   sim::api::ReplayOptions replay;
   replay.scenario_path = options.scenario;
   replay.out_dir = options.out;

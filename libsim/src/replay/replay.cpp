@@ -192,6 +192,7 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
     // A step's objects may refer to objects that exist by then (a Queue's parent, a
     // PriorityClass): keep only the findings about the step's own fields.
     Diagnostics step_diagnostics;
+    step_diagnostics.strict = diagnostics.strict;
     validate(step.apply, step_diagnostics);
     for (const std::string& w : step_diagnostics.warnings) {
       if (w.find("unknown field") != std::string::npos) diagnostics.warnings.push_back(w);
@@ -227,6 +228,7 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
     return sc.end_when_drained && next_step == sc.steps.size() && (!world.has_pods() || (repeats && world.next_due() < 0));
   };
   while (now <= end) {
+    if (options.poll && options.poll()) throw Error(ErrorCode::INTERRUPTED, "replay interrupted");
     world.advance(now, events);
     while (next_step < sc.steps.size() && sc.steps[next_step].at_ms == now) {
       const replay::Step& step = sc.steps[next_step++];

@@ -4,6 +4,7 @@
 // cycles exactly as the API server would hold them.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -21,6 +22,9 @@ struct ReplayOptions {
   /// Reuse the outcome of a cycle that decided nothing while the cluster stays unchanged (see
   /// ReplayResult::cycles_reused). Off only to show that reuse changes no output.
   bool reuse_unchanged_cycles = true;
+  /// Called between cycles, if set; returning true stops the replay with Error(INTERRUPTED).
+  /// The Python package checks for Ctrl-C here.
+  std::function<bool()> poll;
 };
 
 /// One failed expectation, readable as "at 65s: queue team-vision allocated GPU is 0, want 0.33".
