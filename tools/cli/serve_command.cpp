@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <new>
@@ -61,12 +62,16 @@ class BodyBudget {
 };
 
 void handle_simulate(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& content,
-                     bool cors, BodyBudget& budget) {
+                     bool cors, std::size_t max_body, BodyBudget& budget) {
   if (cors) add_cors_headers(res);
+  const std::string too_large = "request body over the limit of " + std::to_string(max_body >> 20) + " MiB (--max-body-mb)";
+  const std::string declared = req.get_header_value("Content-Length");
+  if (!declared.empty() && std::strtoull(declared.c_str(), nullptr, 10) > max_body) return send_error(res, 413, too_large);
   std::string body;
   std::size_t held = 0;
-  bool over_budget = false;
+  bool over_budget = false, over_limit = false;
   content([&](const char* data, std::size_t length) {
+    if (held + length > max_body) return !(over_limit = true);  // a chunked body can say no length
     if (!budget.take(length)) return !(over_budget = true);
     held += length;
     body.append(data, length);
@@ -77,8 +82,8 @@ void handle_simulate(const httplib::Request& req, httplib::Response& res, const 
     const std::size_t& held;
     ~Release() { budget.give(held); }
   } release{budget, held};
+  if (over_limit) return send_error(res, 413, too_large);
   if (over_budget) return send_error(res, 503, "server busy: too many request bodies in memory, retry later");
-  (void)req;
   sim::Diagnostics diagnostics;
   diagnostics.strict = global_options().strict;
   try {
@@ -93,9 +98,10 @@ void handle_simulate(const httplib::Request& req, httplib::Response& res, const 
 
 void install_routes(httplib::Server& server, const ServeOptions& options, BodyBudget& budget) {
   const bool cors = options.enable_cors;
-  server.Post("/simulate", [cors, &budget](const httplib::Request& req, httplib::Response& res,
-                                           const httplib::ContentReader& content) {
-    handle_simulate(req, res, content, cors, budget);
+  const auto max_body = static_cast<std::size_t>(options.max_body_mb * 1048576.0);
+  server.Post("/simulate", [cors, max_body, &budget](const httplib::Request& req, httplib::Response& res,
+                                                     const httplib::ContentReader& content) {
+    handle_simulate(req, res, content, cors, max_body, budget);
   });
   server.Options("/simulate", [cors](const httplib::Request&, httplib::Response& res) {
     if (cors) {

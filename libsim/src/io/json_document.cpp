@@ -25,7 +25,20 @@ std::string parse_error_text(const std::string& what) {
     if (const std::size_t colon = text.find(": ", column); colon != std::string::npos) text = text.substr(colon + 2);
   }
   if (text.size() > 160) text = text.substr(0, 157) + "...";
-  return text;
+  // The token it quotes may hold any bytes: the message stays printable ASCII.
+  std::string out;
+  for (char c : text) {
+    const auto b = static_cast<unsigned char>(c);
+    if (b >= 0x20 && b < 0x7F) {
+      out.push_back(c);
+    } else {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out.push_back(kHex[b >> 4]);
+      out.push_back(kHex[b & 0xF]);
+    }
+  }
+  return out;
 }
 
 // A byte below 0x20 other than tab, newline and carriage return; eight bytes at a time.
@@ -80,6 +93,12 @@ class JsonTreeBuilder {
   void scalar(Kind kind, std::uint32_t offset, std::string_view raw, std::string_view value) {
     JsonDocument::Value& v = add(kind, offset);
     set_text(v.first, v.count, v.pooled, raw, value);
+    member_done();
+  }
+
+  void literal(Kind kind, std::uint32_t offset) {
+    add(kind, offset);
+    member_done();
   }
 
   void key(std::uint32_t offset, std::string_view raw, std::string_view value) {
@@ -90,18 +109,19 @@ class JsonTreeBuilder {
   }
 
   void open(Kind kind, std::uint32_t offset) {
-    const auto index = static_cast<Index>(doc_.values_.size());
-    add(kind, offset);
     if (static_cast<int>(open_.size()) >= max_depth_) {
       throw InputError(doc_.locate(offset), current_path(),
                        "nested deeper than " + std::to_string(max_depth_) + " levels, the limit for any input");
     }
+    const auto index = static_cast<Index>(doc_.values_.size());
+    add(kind, offset);
     open_.push_back(Open{index, pending_.size()});
   }
 
   void close() {
     const Open top = open_.back();
     open_.pop_back();
+    member_done();
     auto first = pending_.begin() + static_cast<std::ptrdiff_t>(top.pending_start);
     if (doc_.values_[top.value].kind == Kind::kObject) drop_repeated_keys(first);
     JsonDocument::Value& v = doc_.values_[top.value];
@@ -139,6 +159,11 @@ class JsonTreeBuilder {
   JsonDocument& doc() { return doc_; }
 
  private:
+  // The innermost object's member has its value: a message from here on names no key.
+  void member_done() {
+    if (!open_.empty()) open_.back().has_key = false;
+  }
+
   struct Open {
     Index value;
     std::size_t pending_start;
@@ -179,7 +204,7 @@ class JsonTreeBuilder {
     for (std::size_t i = 1; i < by_key.size(); ++i) {
       if (doc_.key(by_key[i]) != doc_.key(by_key[i - 1])) continue;
       dropped.push_back(by_key[i - 1]);
-      diagnostics_.warn(doc_.where(by_key[i], true), std::string(doc_.key(by_key[i])),
+      diagnostics_.warn(doc_.where(by_key[i], true), doc_.path(by_key[i]),
                         "key given twice (also at line " + std::to_string(doc_.where(by_key[i - 1], true).line) +
                             "); the last one counts, as in Go");
     }
@@ -277,13 +302,13 @@ class SimdjsonReader {
       case simdjson::ondemand::json_type::boolean: {
         bool b = false;
         if (v.get_bool().get(b) != simdjson::SUCCESS) return false;
-        builder_.add(Kind::kBool, at);
+        builder_.literal(Kind::kBool, at);
         return true;
       }
       case simdjson::ondemand::json_type::null: {
         bool is_null = false;
         if (v.is_null().get(is_null) != simdjson::SUCCESS || !is_null) return false;
-        builder_.add(Kind::kNull, at);
+        builder_.literal(Kind::kNull, at);
         return true;
       }
     }
@@ -367,7 +392,7 @@ class NlohmannReader {
   std::uint32_t read() const { return static_cast<std::uint32_t>(*read_to_ - text_.data()); }
 
   bool literal(Kind kind, std::uint32_t length) {
-    builder_.add(kind, read() - length);
+    builder_.literal(kind, read() - length);
     return true;
   }
 
@@ -413,6 +438,11 @@ class NlohmannReader {
 JsonDocument::JsonDocument(std::string_view text, const std::string& file, Diagnostics& diagnostics)
     : text_(text), file_(&file) {
   if (text.size() >= 0xFFFFFFFFu) throw InputError(SourceLocation{file, 0, 0}, "", "a JSON document of 4 GiB or more");
+  // nlohmann_json takes a NUL byte for the end of the text; JSON has none, escaped or not.
+  if (const void* nul = std::memchr(text.data(), 0, text.size())) {
+    throw InputError(locate(static_cast<std::uint32_t>(static_cast<const char*>(nul) - text.data())), "",
+                     "a NUL byte: not text");
+  }
   // simdjson lets control characters through inside strings; JSON does not: such text goes to
   // the careful reader, which says where.
   const bool control = has_control_character(text);

@@ -11,6 +11,7 @@
 #include "snapshot_fields.hpp"
 #include "pod_affinity_reader.hpp"
 #include "scheduler_config_reader.hpp"
+#include "api_versions.hpp"
 #include "dra_reader.hpp"
 #include "gpu_request_rules.hpp"
 #include "numa_reader.hpp"
@@ -40,6 +41,7 @@ struct Objects {
 void add_by_kind(const Field& obj, Objects& out, Diagnostics& diagnostics) {
   obj.expect_map();
   const std::string kind = obj.member("kind").optional_string().value_or("");
+  check_api_version(obj, kind);
   if (kind == "List") {
     const Field items = obj.member("items");
     if (items.is_null()) return;
@@ -659,8 +661,12 @@ std::int64_t latest_time(const Objects& objects) {
   auto consider = [&](const Field& obj) {
     const Field metadata = obj.member("metadata");
     for (const char* key : {"creationTimestamp", "deletionTimestamp"}) {
-      if (std::optional<std::string> t = metadata.member(key).optional_string()) {
-        if (std::optional<std::int64_t> ns = parse_rfc3339(*t)) latest = std::max(latest, *ns);
+      const Field time = metadata.member(key);
+      if (std::optional<std::string> t = time.optional_string(); t && !t->empty()) {
+        // Go's decoder refuses the whole object for a time that is not one (metav1.Time).
+        const std::optional<std::int64_t> ns = parse_rfc3339(*t);
+        if (!ns) time.fail("not an RFC 3339 time: \"" + *t + "\"");
+        latest = std::max(latest, *ns);
       }
     }
   };
@@ -685,7 +691,7 @@ model::ClusterState load_snapshot(const std::vector<SnapshotSource>& sources,
   for (std::size_t s = 0; s < sources.size(); ++s) {
     parsed.emplace_back(sources[s].text, files[s], diagnostics);
     if (parsed.back().documents().empty()) {
-      throw InputError(SourceLocation{files[s], 0, 0}, "", "empty: no Kubernetes object and no KAI snapshot in it");
+      throw InputError(SourceLocation{files[s], 0, 0}, "", "the file is empty: no Kubernetes object and no KAI snapshot in it");
     }
     docs.insert(docs.end(), parsed.back().documents().begin(), parsed.back().documents().end());
   }

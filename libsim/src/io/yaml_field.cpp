@@ -369,9 +369,12 @@ class DocumentProgress : public YAML::EventHandler {
   void OnNull(const YAML::Mark&, YAML::anchor_t) override { value(); }
   void OnAlias(const YAML::Mark&, YAML::anchor_t) override { value(); }
   void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string& text) override {
-    if (!open_.empty() && open_.back().map && open_.back().at_key && !open_.back().keys.insert(text).second) {
-      throw InputError(SourceLocation{file_, mark.line + 1, mark.column + 1}, text,
-                       "key given twice in the same map (Kubernetes refuses this)");
+    if (!open_.empty() && open_.back().map && open_.back().at_key) {
+      if (!open_.back().keys.insert(text).second) {
+        throw InputError(SourceLocation{file_, mark.line + 1, mark.column + 1}, path(open_.size() - 1, text),
+                         "key given twice in the same map (Kubernetes refuses this)");
+      }
+      open_.back().key = text;
     }
     value();
   }
@@ -389,18 +392,32 @@ class DocumentProgress : public YAML::EventHandler {
     bool map;
     bool at_key = true;  // in a map: the next node is a key
     std::set<std::string> keys;
+    std::string key;        // in a map: the key of the member being read
+    std::size_t items = 0;  // in a list: the items begun
   };
   // A node took the next place in the innermost collection.
   void value() {
-    if (!open_.empty() && open_.back().map) open_.back().at_key = !open_.back().at_key;
+    if (open_.empty()) return;
+    if (open_.back().map) open_.back().at_key = !open_.back().at_key;
+    else ++open_.back().items;
+  }
+  // The field path through the first `levels` open collections, then `last` (a key), if any.
+  std::string path(std::size_t levels, const std::string& last = "") const {
+    std::string out;
+    for (std::size_t i = 0; i < levels; ++i) {
+      if (open_[i].map) out += (out.empty() ? "" : ".") + open_[i].key;
+      else out += "[" + std::to_string(open_[i].items - 1) + "]";
+    }
+    if (!last.empty()) out += (out.empty() ? "" : ".") + last;
+    return out;
   }
   void open(const YAML::Mark& mark, bool map) {
     value();
     if (static_cast<int>(open_.size()) >= max_depth_) {
-      throw InputError(SourceLocation{file_, mark.line + 1, mark.column + 1}, "",
+      throw InputError(SourceLocation{file_, mark.line + 1, mark.column + 1}, path(open_.size()),
                        "nested deeper than " + std::to_string(max_depth_) + " levels, the limit for any input");
     }
-    open_.push_back(Open{map, true, {}});
+    open_.push_back(Open{map, true, {}, {}, 0});
   }
   const std::string& file_;
   int max_depth_;
