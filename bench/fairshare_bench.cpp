@@ -16,7 +16,7 @@
 
 #include "sim/api/fair_share_simulator.hpp"
 #include "sim/fairshare/hierarchy.hpp"
-#include "sim/io/go_json.hpp"
+#include "sim/core/go_json.hpp"
 
 namespace {
 
@@ -97,7 +97,7 @@ BENCHMARK(BM_FairShareForest)->Arg(1110)->Arg(10000)->Unit(benchmark::kMilliseco
 // The forest as the body of KAI's fair-share simulator, indented as a person or `jq` writes it
 // (about 420 bytes a queue).
 std::string request_body(const Forest& f) {
-  using sim::io::go_json_number;
+  using sim::go_json_number;
   const char* names[] = {"cpu", "memory", "gpu"};
   const sim::Resource resources[] = {Resource::CPU, Resource::MEMORY, Resource::GPU};
   std::string out = "{\n  \"totalResource\": {\"CPU\": " + go_json_number(sim::at(f.total, Resource::CPU)) +

@@ -38,7 +38,7 @@ void check_api_version(const Field& obj, std::string_view kind) {
     if (served.kind != kind) continue;
     const std::string list(served.versions);
     const Field api = obj.member("apiVersion");
-    if (api.is_null()) obj.fail("missing required field \"apiVersion\" (" + std::string(kind) + " is served as " + list + ")");
+    if (api.is_null()) return;  // hand-written snippets often leave it out; the kind says enough
     const std::string given = api.string();
     for (std::size_t from = 0; from <= list.size();) {
       const std::size_t to = std::min(list.find(", ", from), list.size());

@@ -9,8 +9,8 @@
 
 namespace sim::io {
 
-/// Checks `obj`'s apiVersion against those served for `kind` (one kaisim reads); throws InputError
-/// at the field when it is missing or not one of them.
+/// Checks `obj`'s apiVersion, when it has one, against those served for `kind` (one kaisim reads);
+/// throws InputError at the field when it is not one of them.
 void check_api_version(const Field& obj, std::string_view kind);
 
 }  // namespace sim::io
