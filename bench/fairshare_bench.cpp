@@ -1,12 +1,22 @@
 // Fair share of a large queue forest: 10,000 queues in 4 levels (10 x 10 x 10 x ~9), all three
-// resources, random quotas, limits, weights, priorities and requests from a fixed seed.
+// resources, random quotas, limits, weights, priorities and requests from a fixed seed; the
+// division alone (FairShareForest) and what `kaisim fairshare` and `kaisim serve` do with the
+// same forest as a KAI simulator request body (EndToEnd: parse the JSON, divide, write the
+// answer).
 //   build/bin/fairshare_bench --benchmark_repetitions=5
+//   build/bin/fairshare_bench --write-request=FILE [--queues=N]   the request body, for the CLI
 
 #include <benchmark/benchmark.h>
 
+#include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <random>
+#include <string>
 
+#include "sim/api/fair_share_simulator.hpp"
 #include "sim/fairshare/hierarchy.hpp"
+#include "sim/core/go_json.hpp"
 
 namespace {
 
@@ -84,6 +94,60 @@ void BM_FairShareForest(benchmark::State& state) {
 }
 BENCHMARK(BM_FairShareForest)->Arg(1110)->Arg(10000)->Unit(benchmark::kMillisecond);
 
+// The forest as the body of KAI's fair-share simulator, indented as a person or `jq` writes it
+// (about 420 bytes a queue).
+std::string request_body(const Forest& f) {
+  using sim::go_json_number;
+  const char* names[] = {"cpu", "memory", "gpu"};
+  const sim::Resource resources[] = {Resource::CPU, Resource::MEMORY, Resource::GPU};
+  std::string out = "{\n  \"totalResource\": {\"CPU\": " + go_json_number(sim::at(f.total, Resource::CPU)) +
+                    ", \"Memory\": " + go_json_number(sim::at(f.total, Resource::MEMORY)) +
+                    ", \"GPU\": " + go_json_number(sim::at(f.total, Resource::GPU)) + "},\n  \"queues\": [";
+  for (sim::QueueId id : f.tree.level_order()) {
+    const auto& q = f.initial[id];
+    out += id == f.tree.level_order().front() ? "\n" : ",\n";
+    out += "    {\n      \"uid\": \"" + f.tree.uid(id) + "\",\n      \"name\": \"" + f.tree.uid(id) + "\",\n";
+    const sim::QueueId parent = f.tree.parent(id);
+    if (parent.valid()) out += "      \"parentQueue\": \"" + f.tree.uid(parent) + "\",\n";
+    out += "      \"priority\": " + std::to_string(q.priority) + ",\n      \"resourceShare\": {";
+    for (int r = 0; r < 3; ++r) {
+      const auto& s = q[resources[r]];
+      out += std::string(r == 0 ? "\n" : ",\n") + "        \"" + names[r] + "\": {\"deserved\": " + go_json_number(s.deserved) +
+             ", \"maxAllowed\": " + go_json_number(s.max_allowed) + ", \"overQuotaWeight\": " +
+             go_json_number(s.over_quota_weight) + ", \"request\": " + go_json_number(s.request) + ", \"allocated\": 0}";
+    }
+    out += "\n      }\n    }";
+  }
+  return out + "\n  ]\n}\n";
+}
+
+void BM_FairShareEndToEnd(benchmark::State& state) {
+  const std::string body = request_body(make_forest(static_cast<std::size_t>(state.range(0))));
+  for (auto _ : state) {
+    sim::Diagnostics diagnostics;
+    std::string answer = sim::api::answer_simulate_request(body, "request.json", false, diagnostics);
+    benchmark::DoNotOptimize(answer.data());
+  }
+  state.counters["body_mb"] = static_cast<double>(body.size()) / 1e6;
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(body.size()));
+}
+BENCHMARK(BM_FairShareEndToEnd)->Arg(10000)->Arg(20000)->Unit(benchmark::kMillisecond);
+
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  std::string write_to;
+  std::size_t queues = 10000;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--write-request=", 16) == 0) write_to = argv[i] + 16;
+    if (std::strncmp(argv[i], "--queues=", 9) == 0) queues = std::stoul(argv[i] + 9);
+  }
+  if (!write_to.empty()) {
+    std::ofstream(write_to, std::ios::binary) << request_body(make_forest(queues));
+    return 0;
+  }
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

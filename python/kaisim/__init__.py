@@ -10,7 +10,19 @@ See python/README.md for the whole API.
 
 from . import plot
 from .builder import ScenarioBuilder
-from .errors import ExpectationFailed, InternalError, KaisimError, KaisimIOError, ScenarioError
+from .errors import (
+    ExpectationFailed,
+    InputFileNotFoundError,
+    InputIsADirectoryError,
+    InputPermissionError,
+    InputTooLargeError,
+    InternalError,
+    KaisimError,
+    KaisimIOError,
+    KaisimMemoryError,
+    ScenarioError,
+)
+from .limits import limits, set_limits
 from .result import Result
 from .run import KaisimWarning, cycle, fair_share, gen_trace, replay
 from .scenario import Scenario
@@ -20,9 +32,14 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ExpectationFailed",
+    "InputFileNotFoundError",
+    "InputIsADirectoryError",
+    "InputPermissionError",
+    "InputTooLargeError",
     "InternalError",
     "KaisimError",
     "KaisimIOError",
+    "KaisimMemoryError",
     "KaisimWarning",
     "Result",
     "Scenario",
@@ -31,8 +48,10 @@ __all__ = [
     "cycle",
     "fair_share",
     "gen_trace",
+    "limits",
     "plot",
     "replay",
+    "set_limits",
     "sweep",
     "variants",
 ]

@@ -8,14 +8,44 @@ from __future__ import annotations
 
 import copy
 import json
+import math
+import numbers
 from typing import Any, Optional, Union
 
+from .errors import ScenarioError
 from .scenario import Scenario
 
 Number = Union[int, float]
 
 # Kinds the replay keeps per namespace ("default" when a manifest gives none).
 _NAMESPACED = {"Pod", "PodGroup", "BindRequest", "ResourceClaim", "ResourceClaimTemplate"}
+
+
+def _number(value: Any) -> Optional[float]:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return None
+    return float(value)
+
+
+def _check_gpu_request(pod: str, gpus: Any, gpu_fraction: Any, gpu_memory_mib: Any) -> None:
+    """KAI's admission rules for a pod's GPU request (the gpusharing webhook; libsim checks the
+    same in every manifest), raised here so the mistake points at the call."""
+    def refuse(field: str, detail: str) -> None:
+        raise ScenarioError(f"pod {pod}: {field}: {detail}", field=field, detail=detail)
+
+    if gpu_fraction is not None:
+        f = _number(gpu_fraction)
+        if f is None or not math.isfinite(f) or not 0 < f < 1:
+            refuse("gpu_fraction", f"must be a number between 0 and 1 (exclusive), as KAI admits it; got {gpu_fraction!r}")
+    if gpu_memory_mib is not None:
+        m = _number(gpu_memory_mib)
+        if m is None or not math.isfinite(m) or m != int(m) or m < 1:
+            refuse("gpu_memory_mib", f"must be a whole number of MiB >= 1, as KAI admits it; got {gpu_memory_mib!r}")
+    if gpus is not None:
+        g = _number(gpus)
+        if g is None or not math.isfinite(g) or g != int(g) or g < 0:
+            refuse("gpus", f"must be a whole number of GPUs >= 0; got {gpus!r}")
+
 
 class ScenarioBuilder:
     """Collects manifests and steps; ``build()`` gives a :class:`kaisim.Scenario`.
@@ -119,6 +149,7 @@ class ScenarioBuilder:
         deletes it then (a job that ends)."""
         if sum(x is not None for x in (gpus, gpu_fraction, gpu_memory_mib)) > 1:
             raise ValueError("pod: give at most one of gpus, gpu_fraction, gpu_memory_mib")
+        _check_gpu_request(name, gpus, gpu_fraction, gpu_memory_mib)
         annotations: dict[str, str] = {}
         requests: dict[str, str] = {}
         limits: dict[str, str] = {}

@@ -36,7 +36,34 @@ class ScenarioError(KaisimError, ValueError):
 
 
 class KaisimIOError(KaisimError, OSError):
-    """A file could not be read or an output folder could not be written."""
+    """A file could not be read (missing, a directory, a device or FIFO, over the size limit) or an
+    output folder could not be written (kaisim never overwrites a file it did not write).
+
+    ``str(error)`` is the CLI's message; ``errno`` is the system's error number, or ``None``."""
+
+    def __init__(self, message: str, *, errno_value: Optional[int] = None) -> None:
+        super().__init__(message)
+        self.errno = errno_value
+
+
+class InputFileNotFoundError(KaisimIOError, FileNotFoundError):
+    """An input path that does not exist."""
+
+
+class InputIsADirectoryError(KaisimIOError, IsADirectoryError):
+    """A directory where a file is expected."""
+
+
+class InputPermissionError(KaisimIOError, PermissionError):
+    """An input file kaisim may not read."""
+
+
+class InputTooLargeError(KaisimIOError):
+    """An input over the size limit (:func:`kaisim.set_limits`)."""
+
+
+class KaisimMemoryError(KaisimError, MemoryError):
+    """The input needs more memory than the machine has (see the README's limits)."""
 
 
 class InternalError(KaisimError, RuntimeError):

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import io
 import json
+import logging
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union
 
 import pandas as pd
+
+from . import _core
+
+_log = logging.getLogger("kaisim")
 
 EVENT_COLUMNS = ["time_s", "type", "pod", "queue", "node", "reason", "for", "for_queue", "gpus"]
 
@@ -64,11 +70,13 @@ class Result:
         return dict(self.summary_json["cluster"])
 
     def save(self, out_dir: Union[str, Path]) -> Path:
-        """Writes the four files as ``kaisim replay --out`` would (same bytes)."""
+        """Writes the output files as ``kaisim replay --out`` would (same bytes, same rules: a new
+        or empty folder, or an earlier kaisim replay's, where only kaisim's own files are replaced;
+        anything else raises :class:`kaisim.KaisimIOError`)."""
         out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        for name, text in self.outputs.items():
-            (out / name).write_text(text, encoding="utf-8", newline="")
+        notes = _core.write_output_folder(os.fspath(out), dict(self.outputs), "replay")
+        for note in notes:
+            _log.info("%s", note)
         return out
 
     def __repr__(self) -> str:

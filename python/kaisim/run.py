@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import warnings as _warnings
 from pathlib import Path
@@ -16,6 +17,9 @@ from .result import Result
 from .scenario import ScenarioLike, as_scenario
 
 
+_log = logging.getLogger("kaisim")
+
+
 class KaisimWarning(UserWarning):
     """A non-fatal finding about an input (unknown field, orphan queue dropped)."""
 
@@ -25,19 +29,28 @@ def _warn(messages: Iterable[str]) -> None:
         _warnings.warn(message, KaisimWarning, stacklevel=3)
 
 
-def replay(scenario: ScenarioLike, *, check: bool = False, out_dir: Optional[Union[str, os.PathLike]] = None) -> Result:
+def replay(
+    scenario: ScenarioLike, *, check: bool = False, out_dir: Optional[Union[str, os.PathLike]] = None, strict: bool = False
+) -> Result:
     """Replays a scenario on the virtual clock; the same run as ``kaisim replay``.
 
     ``scenario`` is a path, a YAML string, a dict or a :class:`kaisim.Scenario`. With
     ``check=True`` the scenario's ``expect`` blocks are evaluated and :class:`ExpectationFailed`
-    is raised if any fails. ``out_dir`` also writes the CLI's four files there. The GIL is released
-    while the replay runs, so threads replay in parallel.
+    is raised if any fails. ``out_dir`` also writes the CLI's files there (an existing folder
+    only if it is new, empty or an earlier replay's). ``strict=True`` makes an unknown field an
+    error (``--strict``). The GIL is released while the replay runs, so threads replay in
+    parallel; Ctrl-C stops it within a second (KeyboardInterrupt).
+
+    Raises :class:`ScenarioError` for bad input, :class:`KaisimIOError` (and its subclasses, also
+    ``FileNotFoundError``, ``IsADirectoryError``, ...) for a file that cannot be read or written.
     """
     sc = as_scenario(scenario)
     if not sc.path and not sc.text.strip():
         raise ScenarioError(f"{sc.name}: empty scenario", file=sc.name, detail="empty scenario")
-    raw = _core.replay(sc.path or sc.name, sc.text, sc.base_dir, os.fspath(out_dir) if out_dir else "", check)
+    raw = _core.replay(sc.path or sc.name, sc.text, sc.base_dir, os.fspath(out_dir) if out_dir else "", check, strict)
     _warn(raw["warnings"])
+    for note in raw["output_notes"]:
+        _log.info("%s", note)  # what writing out_dir did besides creating it
     result = Result(
         outputs=dict(raw["outputs"]),
         summary_table=raw["summary_table"],
@@ -54,17 +67,24 @@ def replay(scenario: ScenarioLike, *, check: bool = False, out_dir: Optional[Uni
     return result
 
 
-def fair_share(request: Union[Mapping[str, Any], str, os.PathLike]) -> pd.DataFrame:
-    """KAI's fair-share simulator (``kaisim fairshare``): the request as a dict, a JSON string or
-    a file path. Returns one row per queue (index ``queue``) with columns gpu, cpu, memory in the
-    request's units."""
+def fair_share(request: Union[Mapping[str, Any], str, bytes, os.PathLike], *, strict: bool = False) -> pd.DataFrame:
+    """KAI's fair-share simulator (``kaisim fairshare``): the request as a dict, a JSON string
+    (one that starts with ``{`` or ``[``; bytes too) or a file path. Returns one row per queue
+    (index ``queue``) with columns gpu, cpu, memory in the request's units.
+
+    Raises :class:`ScenarioError` for a bad request and :class:`KaisimIOError` (or a subclass) for
+    a file that cannot be read."""
     if isinstance(request, Mapping):
         body, source = json.dumps(request), "<dict>"
-    elif isinstance(request, str) and request.lstrip().startswith("{"):
+    elif isinstance(request, bytes):
         body, source = request, "<json>"
+    elif isinstance(request, str) and request.lstrip()[:1] in ("{", "["):
+        body, source = request, "<json>"
+    elif isinstance(request, (str, os.PathLike)):
+        body, source = _core.read_input(os.fspath(request)), os.fspath(request)
     else:
-        body, source = Path(request).read_text(encoding="utf-8"), os.fspath(request)
-    response, found = _core.fair_share(body, source)
+        raise TypeError(f"a fair-share request is a dict, a JSON string or a path, not {type(request).__name__}")
+    response, found = _core.fair_share(body, source, strict)
     _warn(found)
     shares = json.loads(response)
     frame = pd.DataFrame.from_dict(shares, orient="index", columns=["gpu", "cpu", "memory"])
@@ -73,20 +93,24 @@ def fair_share(request: Union[Mapping[str, Any], str, os.PathLike]) -> pd.DataFr
 
 
 def cycle(
-    snapshot: Union[str, os.PathLike, Mapping[str, Any], Iterable[Union[str, os.PathLike]]], *, now: Optional[str] = None
+    snapshot: Union[str, os.PathLike, Mapping[str, Any], Iterable[Union[str, os.PathLike]]],
+    *,
+    now: Optional[str] = None,
+    strict: bool = False,
 ) -> dict[str, Any]:
     """One KAI scheduling cycle (``kaisim cycle``) on a snapshot: KAI's snapshot.json as a dict
     or a path, or Kubernetes manifest files and folders. Returns the decision report
-    (docs/cycle.md)."""
-    files: list[tuple[str, str]] = []
+    (docs/cycle.md). Raises :class:`ScenarioError` for bad input and :class:`KaisimIOError` (or a
+    subclass) for a file that cannot be read."""
+    files: list[tuple[bytes, str]] = []
     if isinstance(snapshot, Mapping):
-        files.append((json.dumps(snapshot), "<dict>"))
+        files.append((json.dumps(snapshot).encode(), "<dict>"))
     else:
         paths = [snapshot] if isinstance(snapshot, (str, os.PathLike)) else list(snapshot)
         for p in map(Path, paths):
             members = sorted(f for f in p.iterdir() if f.suffix in (".yaml", ".yml", ".json")) if p.is_dir() else [p]
-            files.extend((f.read_text(encoding="utf-8"), str(f)) for f in members)
-    report, found = _core.cycle(files, now)
+            files.extend((_core.read_input(os.fspath(f)), str(f)) for f in members)
+    report, found = _core.cycle(files, now, strict)
     _warn(found)
     return json.loads(report)
 

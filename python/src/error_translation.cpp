@@ -1,5 +1,7 @@
 #include "error_translation.hpp"
 
+#include <cerrno>
+
 #include "sim/core/error.hpp"
 
 namespace py = pybind11;
@@ -30,13 +32,28 @@ void register_error_translation() {
       attributes["detail"] = e.detail();
       raise("ScenarioError", e.what(), attributes);
     } catch (const sim::Error& e) {
-      raise(e.code() == sim::ErrorCode::IO ? "KaisimIOError" : "InternalError", e.what(), py::dict());
+      if (e.code() != sim::ErrorCode::IO) {
+        raise("InternalError", e.what(), py::dict());
+        return;
+      }
+      // The class that is also the matching built-in: FileNotFoundError, IsADirectoryError, ...
+      const char* cls = "KaisimIOError";
+      switch (e.sys_errno()) {
+        case ENOENT: cls = "InputFileNotFoundError"; break;
+        case EISDIR: cls = "InputIsADirectoryError"; break;
+        case EACCES: case EPERM: cls = "InputPermissionError"; break;
+        case EFBIG: cls = "InputTooLargeError"; break;
+        default: break;
+      }
+      py::dict attributes;
+      attributes["errno_value"] = e.sys_errno() == 0 ? py::object(py::none()) : py::object(py::int_(e.sys_errno()));
+      raise(cls, e.what(), attributes);
     } catch (const py::error_already_set&) {
       throw;  // a Python exception passing through: pybind11 restores it
     } catch (const py::builtin_exception&) {
       throw;
     } catch (const std::bad_alloc&) {
-      throw;  // pybind11 maps it to MemoryError
+      raise("KaisimMemoryError", "out of memory: the input needs more memory than this machine has", py::dict());
     } catch (const std::exception& e) {
       raise("InternalError", std::string("kaisim bug: ") + e.what(), py::dict());
     }

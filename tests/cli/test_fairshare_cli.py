@@ -78,7 +78,8 @@ BAD_INPUTS = [
      '<stdin>:1:27: queues[1]: duplicate queue "a" (first declared at queues[0])'),
     ('{"queues": [{"uid": "a", "parentQueue": "b"}, {"uid": "b", "parentQueue": "a"}]}',
      '<stdin>:1:13: queues[0].parentQueue: queue hierarchy has a cycle: a -> b -> a'),
-    ('{"queues": [', '<stdin>:1:1: not valid YAML/JSON: end of sequence flow not found'),
+    ('{"queues": [', "<stdin>:1:13: queues[0]: not valid JSON: syntax error while parsing value - unexpected end of input; "
+                     "expected '[', '{', or a literal"),
     ('{"totalResource": {"GPU": -4}}', '<stdin>:1:27: totalResource.GPU: must be >= 0, got -4'),
 ]
 

@@ -21,7 +21,8 @@ def test_burst_and_reclaim_outputs(kaisim, tmp_path):
     out = tmp_path / "out"
     run = kaisim("replay", MAIN, "--out", out)
     assert run.returncode == 0, run.stderr
-    assert sorted(p.name for p in out.iterdir()) == ["cluster.csv", "events.jsonl", "kai-timeline.csv", "summary.json", "timeline.csv"]
+    assert sorted(p.name for p in out.iterdir()) == [".kaisim-output", "cluster.csv", "events.jsonl", "kai-timeline.csv",
+                                                     "summary.json", "timeline.csv"]
     summary = json.loads((out / "summary.json").read_text())
     assert summary["cluster"]["evictions"] == 1
     vision = summary["queues"]["team-vision"]
@@ -124,7 +125,7 @@ def test_refuses_to_overwrite_a_folder_that_is_not_a_replay(kaisim, tmp_path):
     (precious / "notes.txt").write_text("keep me")
     run = kaisim("replay", MAIN, "--out", precious)
     assert run.returncode == 2
-    assert "not a kaisim replay output folder" in run.stderr
+    assert "is not a kaisim output folder" in run.stderr
     assert (precious / "notes.txt").read_text() == "keep me"
 
 
@@ -233,7 +234,7 @@ def test_gen_trace_then_replay_it_to_completion(kaisim, tmp_path):
     run = kaisim("gen", "trace", "--out", trace, "--pods", "300", "--arrival-hours", "0.5", "--node-scale", "0.02")
     assert run.returncode == 0, run.stderr
     assert "300 pods" in run.stdout
-    assert sorted(p.name for p in trace.iterdir()) == ["pods.csv", "scenario.yaml"]
+    assert sorted(p.name for p in trace.iterdir()) == [".kaisim-output", "pods.csv", "scenario.yaml"]
     rows = (trace / "pods.csv").read_text().splitlines()
     assert rows[0] == "submit_s,name,queue,namespace,priority_class,gpus,gpu_fraction,gpu_memory_mib,cpu,memory,runtime_s"
     assert len(rows) == 301
@@ -268,7 +269,7 @@ def test_gen_trace_refuses_a_folder_it_did_not_write(kaisim, tmp_path):
     (tmp_path / "notes.txt").write_text("keep me")
     run = kaisim("gen", "trace", "--out", tmp_path)
     assert run.returncode == 2
-    assert "not a kaisim trace output folder" in run.stderr
+    assert "is not a kaisim output folder" in run.stderr
     assert (tmp_path / "notes.txt").read_text() == "keep me"
     run = kaisim("gen", "trace", "--out", tmp_path / "t", "--pods", "0")
     assert run.returncode == 2 and "pods: must be between 1 and 200000" in run.stderr

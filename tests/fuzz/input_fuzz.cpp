@@ -1,7 +1,7 @@
 // libFuzzer target for kaisim's input parsers. The first byte picks the parser, the rest is the
-// document: 'c' -> a `kaisim cycle` snapshot (manifests or snapshot.json), anything else -> a
-// replay scenario with its inline manifests checked as `kaisim replay` checks them before
-// running. Bad input must end in sim::Error (a located message, exit 2 in the CLI); any other
+// document: 'c' -> a `kaisim cycle` snapshot (manifests or snapshot.json), 'f' -> a fair-share
+// simulator request (`kaisim fairshare`, `kaisim serve`), anything else -> a replay scenario
+// with its inline manifests checked as `kaisim replay` checks them before running. Bad input must end in sim::Error (a located message, exit 2 in the CLI); any other
 // exception, a crash, a leak or undefined behaviour is a finding.
 //   build-fuzz/bin/input_fuzz -max_total_time=60 tests/fuzz/corpus
 
@@ -18,6 +18,7 @@
 #include "io/yaml_field.hpp"
 #include "replay/scenario.hpp"
 #include "sim/api/cycle_report.hpp"
+#include "sim/api/fair_share_simulator.hpp"
 #include "sim/core/error.hpp"
 
 namespace {
@@ -35,6 +36,11 @@ void parse_scenario(std::string_view text) {
   (void)sim::io::build_cluster_state(docs, {}, diagnostics);
 }
 
+void answer_fair_share(std::string_view text) {
+  sim::Diagnostics diagnostics;
+  (void)sim::api::answer_simulate_request(text, "fuzz.json", false, diagnostics);
+}
+
 void run_cycle(std::string_view text) {
   sim::Diagnostics diagnostics;
   (void)sim::api::run_cycle_report({{std::string(text), "fuzz.yaml"}}, {}, diagnostics);
@@ -48,6 +54,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     if (data[0] == 'c') {
       run_cycle(text);
+    } else if (data[0] == 'f') {
+      answer_fair_share(text);
     } else {
       parse_scenario(text);
     }

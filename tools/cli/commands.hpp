@@ -13,6 +13,15 @@ inline constexpr int kExitBadInput = 2;
 
 using Command = std::function<int()>;
 
+/// Options of every command (they may come before or after the subcommand).
+struct GlobalOptions {
+  bool strict = false;     ///< --strict: unknown fields are errors
+  double max_input_mb;     ///< --max-input-mb (sim::io::InputLimits::max_input_bytes)
+  double max_replay_work;  ///< --max-replay-work (sim::io::InputLimits::max_replay_work)
+};
+/// The process's options, with sim::io::InputLimits' defaults until the command line sets them.
+GlobalOptions& global_options();
+
 Command add_fairshare_command(CLI::App& app);
 Command add_serve_command(CLI::App& app);
 Command add_cycle_command(CLI::App& app);

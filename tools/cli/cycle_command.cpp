@@ -49,6 +49,7 @@ int run_cycle(const CycleOptions& options) {
     }
   }
   sim::Diagnostics diagnostics;
+  diagnostics.strict = global_options().strict;
   const std::string report = sim::api::run_cycle_report(read_sources(options.inputs), snapshot, diagnostics);
   for (const std::string& warning : diagnostics.warnings) std::cerr << "kaisim: warning: " << warning << "\n";
   std::cout << report << std::flush;

@@ -17,6 +17,7 @@ struct FairshareOptions {
 int run_fairshare(const FairshareOptions& options) {
   const std::string text = read_input(options.input);
   sim::Diagnostics diagnostics;
+  diagnostics.strict = global_options().strict;
   // Compute the whole answer before printing anything: a bad input leaves stdout empty.
   const std::string answer =
       sim::api::answer_simulate_request(text, display_name(options.input), options.pretty, diagnostics);

@@ -3,14 +3,26 @@
 
 #include <iostream>
 #include <map>
+#include <new>
 
 #include "commands.hpp"
 #include "sim/core/error.hpp"
+#include "sim/io/input_limits.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"kaisim: a KAI Scheduler v0.16.4 faithful simulator for shared GPU clusters"};
   app.require_subcommand(1);
+  app.fallthrough();  // the options below may follow the subcommand too
   app.set_version_flag("--version", "kaisim 0.1.0 (models KAI Scheduler v0.16.4)");
+  kaisim::cli::GlobalOptions& global = kaisim::cli::global_options();
+  app.add_flag("--strict", global.strict, "an unknown field is an error, not a warning");
+  app.add_option("--max-input-mb", global.max_input_mb, "largest input file read, in MiB")
+      ->capture_default_str()
+      ->check(CLI::Range(1.0, 1048576.0));
+  app.add_option("--max-replay-work", global.max_replay_work,
+                 "largest replay, as estimated cycles x objects (nodes, pods, queues)")
+      ->capture_default_str()
+      ->check(CLI::Range(1.0, 1e18));
   std::map<std::string, kaisim::cli::Command> commands;
   commands["fairshare"] = kaisim::cli::add_fairshare_command(app);
   commands["serve"] = kaisim::cli::add_serve_command(app);
@@ -21,13 +33,25 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : kaisim::cli::kExitBadInput;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    // One line, as for any bad input; CLI11's own text names the option and the problem.
+    std::string text = e.what();
+    for (char& c : text) c = c == '\n' ? ' ' : c;
+    std::cerr << "kaisim: error: " << text << " (see kaisim --help)\n";
+    return kaisim::cli::kExitBadInput;
   }
+  sim::io::InputLimits limits = sim::io::input_limits();
+  limits.max_input_bytes = static_cast<std::size_t>(global.max_input_mb * 1048576.0);
+  limits.max_replay_work = global.max_replay_work;
+  sim::io::set_input_limits(limits);
   try {
     return commands.at(app.get_subcommands().front()->get_name())();
   } catch (const sim::Error& e) {
     std::cerr << "kaisim: error: " << e.what() << "\n";
+    return kaisim::cli::kExitBadInput;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "kaisim: error: out of memory: the input needs more memory than this machine has "
+                 "(README, \"Limits\")\n";
     return kaisim::cli::kExitBadInput;
   } catch (const std::exception& e) {
     std::cerr << "kaisim: internal error: " << e.what() << "\n";

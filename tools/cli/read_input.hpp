@@ -5,8 +5,9 @@
 
 namespace kaisim::cli {
 
-/// Contents of `path`, or of standard input when `path` is "-". Throws sim::Error (IO) naming the
-/// file and the system's reason.
+/// Contents of `path`, or of standard input when `path` is "-", within the input size limit
+/// (sim::io::read_input_file: a directory, a device or a file over the limit is refused at once).
+/// Throws sim::Error (IO) naming the file and the reason.
 std::string read_input(const std::string& path);
 
 /// The name messages use for `path`: "<stdin>" for "-", else the path itself.

@@ -19,12 +19,14 @@ struct ReplayCommandOptions {
 
 int run_replay(const ReplayCommandOptions& options) {
   sim::Diagnostics diagnostics;
+  diagnostics.strict = global_options().strict;
   sim::api::ReplayOptions replay;
   replay.scenario_path = options.scenario;
   replay.out_dir = options.out;
   replay.check = options.check;
   const sim::api::ReplayResult result = sim::api::run_replay(replay, diagnostics);
   for (const std::string& warning : diagnostics.warnings) std::cerr << "kaisim: warning: " << warning << "\n";
+  for (const std::string& note : result.output_notes) std::cerr << "kaisim: note: " << note << "\n";
   std::cout << result.summary_table;
   if (!options.check) return kExitOk;
   for (const auto& f : result.failures) {
@@ -46,7 +48,7 @@ Command add_replay_command(CLI::App& app) {
       "per-queue summary; --out writes timeline.csv, kai-timeline.csv, events.jsonl and\n"
       "summary.json (docs/replay-output.md); --check evaluates the scenario's expect blocks.");
   cmd->add_option("scenario", options->scenario, "scenario file")->required();
-  cmd->add_option("--out", options->out, "output folder (replaced only if it holds an earlier replay)");
+  cmd->add_option("--out", options->out, "output folder: new, empty, or an earlier replay's (only kaisim's own files are replaced)");
   cmd->add_flag("--check", options->check, "check the scenario's expectations; exit 1 if one fails");
   return [options] { return run_replay(*options); };
 }

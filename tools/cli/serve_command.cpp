@@ -1,13 +1,20 @@
 // `kaisim serve`: HTTP drop-in for KAI's fair-share simulator (POST /simulate, same body, same
 // response). Listens on loopback unless told otherwise; stops cleanly on SIGINT/SIGTERM.
+// Hostile clients are bounded with cpp-httplib's own settings (timeouts, keep-alive, body limit,
+// TCP_NODELAY, a thread per connection from a large pool) plus a budget for the bodies held in
+// memory at once (README, "kaisim serve").
 
 #include <httplib.h>
 #include <pthread.h>
 #include <signal.h>
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
+#include <cstring>
 #include <iostream>
+#include <new>
 #include <thread>
 
 #include "commands.hpp"
@@ -16,12 +23,14 @@
 namespace kaisim::cli {
 namespace {
 
-constexpr std::size_t kMaxBodyBytes = 64u << 20;  // larger bodies get 413
-
 struct ServeOptions {
   int port = 8080;
   std::string bind = "127.0.0.1";
   bool enable_cors = false;
+  int threads = 512;            // connections served at once, each by its own thread
+  double max_body_mb = 16;      // larger bodies get 413 (a 10,000-queue request is about 4 MB)
+  double body_budget_mb = 256;  // bodies held in memory at once; past it new bodies get 503
+  int timeout_s = 5;            // a client silent this long (mid-request, or idle between requests) is dropped
 };
 
 void add_cors_headers(httplib::Response& res) {
@@ -37,22 +46,62 @@ void send_error(httplib::Response& res, int status, const std::string& text) {
   res.set_content(text + "\n", "text/plain; charset=utf-8");
 }
 
-void handle_simulate(const httplib::Request& req, httplib::Response& res, bool cors) {
+// Bytes of request bodies held in memory by all connections together.
+class BodyBudget {
+ public:
+  explicit BodyBudget(std::size_t bytes) : left_(static_cast<std::int64_t>(bytes)) {}
+  bool take(std::size_t n) {
+    if (left_.fetch_sub(static_cast<std::int64_t>(n)) >= static_cast<std::int64_t>(n)) return true;
+    left_.fetch_add(static_cast<std::int64_t>(n));
+    return false;
+  }
+  void give(std::size_t n) { left_.fetch_add(static_cast<std::int64_t>(n)); }
+
+ private:
+  std::atomic<std::int64_t> left_;
+};
+
+void handle_simulate(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& content,
+                     bool cors, std::size_t max_body, BodyBudget& budget) {
   if (cors) add_cors_headers(res);
+  const std::string too_large = "request body over the limit of " + std::to_string(max_body >> 20) + " MiB (--max-body-mb)";
+  const std::string declared = req.get_header_value("Content-Length");
+  if (!declared.empty() && std::strtoull(declared.c_str(), nullptr, 10) > max_body) return send_error(res, 413, too_large);
+  std::string body;
+  std::size_t held = 0;
+  bool over_budget = false, over_limit = false;
+  content([&](const char* data, std::size_t length) {
+    if (held + length > max_body) return !(over_limit = true);  // a chunked body can say no length
+    if (!budget.take(length)) return !(over_budget = true);
+    held += length;
+    body.append(data, length);
+    return true;
+  });
+  struct Release {
+    BodyBudget& budget;
+    const std::size_t& held;
+    ~Release() { budget.give(held); }
+  } release{budget, held};
+  if (over_limit) return send_error(res, 413, too_large);
+  if (over_budget) return send_error(res, 503, "server busy: too many request bodies in memory, retry later");
   sim::Diagnostics diagnostics;
+  diagnostics.strict = global_options().strict;
   try {
-    res.set_content(sim::api::answer_simulate_request(req.body, "request", false, diagnostics),
-                    "application/json");
-  } catch (const sim::InputError& e) {
-    send_error(res, 400, e.what());
+    res.set_content(sim::api::answer_simulate_request(body, "request", false, diagnostics), "application/json");
+  } catch (const sim::Error& e) {
+    return send_error(res, 400, e.what());
+  } catch (const std::bad_alloc&) {
+    return send_error(res, 503, "out of memory for this request, retry later");
   }
   for (const std::string& warning : diagnostics.warnings) std::cerr << "kaisim serve: warning: " << warning << "\n";
 }
 
-void install_routes(httplib::Server& server, bool cors) {
-  server.set_payload_max_length(kMaxBodyBytes);
-  server.Post("/simulate", [cors](const httplib::Request& req, httplib::Response& res) {
-    handle_simulate(req, res, cors);
+void install_routes(httplib::Server& server, const ServeOptions& options, BodyBudget& budget) {
+  const bool cors = options.enable_cors;
+  const auto max_body = static_cast<std::size_t>(options.max_body_mb * 1048576.0);
+  server.Post("/simulate", [cors, max_body, &budget](const httplib::Request& req, httplib::Response& res,
+                                                     const httplib::ContentReader& content) {
+    handle_simulate(req, res, content, cors, max_body, budget);
   });
   server.Options("/simulate", [cors](const httplib::Request&, httplib::Response& res) {
     if (cors) {
@@ -70,6 +119,23 @@ void install_routes(httplib::Server& server, bool cors) {
   server.Put("/simulate", not_allowed);
   server.Delete("/simulate", not_allowed);
   server.Patch("/simulate", not_allowed);
+  // An exception out of a handler is kaisim's bug: a 500 that says so, never its text in a header.
+  server.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+    send_error(res, 500, "internal error");
+  });
+}
+
+void configure(httplib::Server& server, const ServeOptions& options) {
+  // Each connection holds a thread while it is open; connections beyond the pool wait until a
+  // thread is free, which the timeouts below guarantee.
+  const auto threads = static_cast<std::size_t>(options.threads);
+  server.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  server.set_tcp_nodelay(true);  // else a keep-alive answer waits for the client's delayed ACK
+  server.set_read_timeout(options.timeout_s, 0);
+  server.set_write_timeout(options.timeout_s, 0);
+  server.set_keep_alive_timeout(options.timeout_s);
+  server.set_keep_alive_max_count(1000);
+  server.set_payload_max_length(static_cast<std::size_t>(options.max_body_mb * 1048576.0));
 }
 
 int run_serve(const ServeOptions& options) {
@@ -78,14 +144,17 @@ int run_serve(const ServeOptions& options) {
   // when blocked, so restore the default disposition before waiting for them.
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
+  std::signal(SIGPIPE, SIG_IGN);  // a client that goes away mid-answer must not end the server
   sigset_t stop_signals;
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGINT);
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
+  BodyBudget budget(static_cast<std::size_t>(options.body_budget_mb * 1048576.0));
   httplib::Server server;
-  install_routes(server, options.enable_cors);
+  configure(server, options);
+  install_routes(server, options, budget);
   int port = options.port;
   if (port == 0) {
     port = server.bind_to_any_port(options.bind);
@@ -93,8 +162,10 @@ int run_serve(const ServeOptions& options) {
     port = -1;
   }
   if (port < 0) {
-    std::cerr << "kaisim: error: cannot listen on " << options.bind << ":" << options.port << "\n";
-    return 1;
+    const int e = errno;
+    throw sim::Error(sim::ErrorCode::IO, "cannot listen on " + options.bind + ":" + std::to_string(options.port) +
+                                             (e ? std::string(": ") + std::strerror(e) : std::string()) +
+                                             " (--bind takes a local address such as 127.0.0.1 or 0.0.0.0)");
   }
   std::thread listener([&server] { server.listen_after_bind(); });
   // stop() is a no-op until the accept loop runs, so announce readiness only once it does.
@@ -123,6 +194,17 @@ Command add_serve_command(CLI::App& app) {
       ->check(CLI::Range(0, 65535));
   cmd->add_option("--bind", options->bind, "address to listen on")->capture_default_str();
   cmd->add_flag("--enable-cors", options->enable_cors, "send CORS headers, as KAI's -enable-cors does");
+  cmd->add_option("--max-connections", options->threads,
+                  "connections served at once (one thread each); more wait until one closes")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 4096));
+  cmd->add_option("--max-body-mb", options->max_body_mb, "largest request body in MiB; larger get 413")
+      ->capture_default_str()
+      ->check(CLI::Range(0.001, 1024.0));
+  cmd->add_option("--timeout", options->timeout_s,
+                  "seconds a connection may stay silent (reading a request, or idle between requests)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 3600));
   return [options] { return run_serve(*options); };
 }
 

@@ -12,11 +12,11 @@
 #include "replay/generators.hpp"
 #include "replay/kept_state_check.hpp"
 #include "replay/metrics.hpp"
-#include "replay/output_folder.hpp"
 #include "replay/queue_ledger.hpp"
 #include "replay/scenario.hpp"
 #include "sim/api/replay.hpp"
 #include "sim/core/go_json.hpp"
+#include "sim/io/output_folder.hpp"
 #include "sim/core/assert.hpp"
 #include "sim/sched/cycle.hpp"
 #include "sim/sched/plugins/proportion.hpp"
@@ -193,6 +193,7 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
     // A step's objects may refer to objects that exist by then (a Queue's parent, a
     // PriorityClass): keep only the findings about the step's own fields.
     Diagnostics step_diagnostics;
+    step_diagnostics.strict = diagnostics.strict;
     validate(step.apply, step_diagnostics);
     for (const std::string& w : step_diagnostics.warnings) {
       if (w.find("unknown field") != std::string::npos) diagnostics.warnings.push_back(w);
@@ -228,6 +229,7 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
     return sc.end_when_drained && next_step == sc.steps.size() && (!world.has_pods() || (repeats && world.next_due() < 0));
   };
   while (now <= end) {
+    if (options.poll && options.poll()) throw Error(ErrorCode::INTERRUPTED, "replay interrupted");
     world.advance(now, events);
     while (next_step < sc.steps.size() && sc.steps[next_step].at_ms == now) {
       const replay::Step& step = sc.steps[next_step++];
@@ -362,7 +364,7 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
                     {"cluster.csv", metrics.cluster_csv()},
                     {"events.jsonl", metrics.events_jsonl()},
                     {"summary.json", metrics.summary_json(sc.name, result.cycles, end)}};
-  if (!options.out_dir.empty()) replay::write_output_folder(options.out_dir, result.outputs, "summary.json", "replay");
+  if (!options.out_dir.empty()) result.output_notes = io::write_output_folder(options.out_dir, result.outputs, "replay").notes();
   return result;
 }
 

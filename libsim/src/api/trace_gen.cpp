@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "replay/generators.hpp"
-#include "replay/output_folder.hpp"
+#include "sim/io/output_folder.hpp"
 #include "sim/api/trace_gen.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/go_json.hpp"
@@ -159,7 +159,7 @@ GeneratedTrace generate_trace(const TraceOptions& options) {
   }
   out.pods = static_cast<std::size_t>(options.pods);
   out.files = {{"scenario.yaml", sc.str()}, {"pods.csv", csv.str()}};
-  if (!options.out_dir.empty()) replay::write_output_folder(options.out_dir, out.files, "pods.csv", "trace");
+  if (!options.out_dir.empty()) out.output_notes = io::write_output_folder(options.out_dir, out.files, "trace").notes();
   return out;
 }
 

@@ -2,8 +2,8 @@
 
 namespace sim {
 
-Error::Error(ErrorCode code, const std::string& message)
-    : std::runtime_error(message), code_(code) {}
+Error::Error(ErrorCode code, const std::string& message, int sys_errno)
+    : std::runtime_error(message), code_(code), sys_errno_(sys_errno) {}
 
 std::string format_located(const SourceLocation& where, const std::string& path,
                            const std::string& detail) {
@@ -33,5 +33,10 @@ InputError::InputError(SourceLocation where, std::string path, std::string detai
       where_(std::move(where)),
       path_(std::move(path)),
       detail_(std::move(detail)) {}
+
+void Diagnostics::unknown_field(const SourceLocation& where, const std::string& path, const std::string& detail) {
+  if (strict) throw InputError(where, path, "unknown field (--strict)");
+  warn(where, path, detail);
+}
 
 }  // namespace sim

@@ -5,11 +5,17 @@
 #include <cstdio>
 
 #include "sim/core/assert.hpp"
+#include "sim/core/error.hpp"
 
 namespace sim {
 
 std::string go_json_number(double value) {
-  SIM_ASSERT(std::isfinite(value));
+  // Go's encoder refuses NaN and infinities; so does kaisim, in every build: no output ever
+  // holds one.
+  if (!std::isfinite(value)) {
+    throw Error(ErrorCode::INTERNAL, std::string("a non-finite number (") + (std::isnan(value) ? "NaN" : "infinity") +
+                                         ") would be written to an output; please report the input");
+  }
   const double magnitude = std::fabs(value);
   const bool exponent = magnitude != 0 && (magnitude < 1e-6 || magnitude >= 1e21);
   char buf[64];

@@ -76,9 +76,7 @@ model::SliceDevice read_slice_device(const Field& d, const std::string& driver) 
   const Field attributes = fields.member("attributes");
   if (!attributes.is_null()) {
     attributes.expect_map();
-    for (auto it = attributes.node().begin(); it != attributes.node().end(); ++it) {
-      const std::string name = it->first.Scalar();
-      const Field value = attributes.member(name);
+    for (const auto& [name, value] : attributes.entries()) {
       model::DeviceAttribute a;
       if (const Field f = value.member("int"); !f.is_null()) {
         const std::string text = f.string();
@@ -89,7 +87,7 @@ model::SliceDevice read_slice_device(const Field& d, const std::string& driver) 
         a.kind = model::DeviceAttribute::Kind::INT;
       } else if (const Field b = value.member("bool"); !b.is_null()) {
         a.kind = model::DeviceAttribute::Kind::BOOL;
-        a.boolean = b.node().IsScalar() && b.node().Scalar() == "true";
+        a.boolean = b.scalar() == "true";
       } else if (const Field v = value.member("version"); !v.is_null()) {
         a.kind = model::DeviceAttribute::Kind::VERSION;
         a.text = v.string();
@@ -102,9 +100,8 @@ model::SliceDevice read_slice_device(const Field& d, const std::string& driver) 
   const Field capacity = fields.member("capacity");
   if (!capacity.is_null()) {
     capacity.expect_map();
-    for (auto it = capacity.node().begin(); it != capacity.node().end(); ++it) {
-      const std::string name = it->first.Scalar();
-      const Field value = capacity.member(name).member("value");
+    for (const auto& [name, entry] : capacity.entries()) {
+      const Field value = entry.member("value");
       const std::optional<Quantity> q = parse_quantity(value.optional_string().value_or(""));
       const std::optional<std::int64_t> milli = q ? q->milli_value() : std::nullopt;
       if (!milli) value.fail("not a valid quantity such as \"40Gi\"");
@@ -169,7 +166,7 @@ model::DraSlice read_resource_slice(const Field& obj, Diagnostics& diagnostics) 
   s.pool = spec.member("pool").member("name").optional_string().value_or("");
   s.node = spec.member("nodeName").optional_string().value_or("");
   const Field all = spec.member("allNodes");
-  s.all_nodes = !all.is_null() && all.node().IsScalar() && all.node().Scalar() == "true";
+  s.all_nodes = all.scalar() == "true";
   if (s.node.empty() && !s.all_nodes) {
     // KAI v0.16.4 runs the structured allocator without the partitionable-devices feature, whose
     // pool gathering skips any slice that sets perDeviceNodeSelection.
@@ -194,9 +191,7 @@ model::ResourceClaim read_resource_claim(const Field& obj, Diagnostics& diagnost
   const Field label_map = metadata.member("labels");
   if (!label_map.is_null()) {
     label_map.expect_map();
-    for (auto it = label_map.node().begin(); it != label_map.node().end(); ++it) {
-      labels[it->first.Scalar()] = label_map.member(it->first.Scalar()).optional_string().value_or("");
-    }
+    for (const auto& [key, value] : label_map.entries()) labels[key] = value.optional_string().value_or("");
   }
   c.labels = model::Labels(std::move(labels));
   c.requests = read_claim_requests(obj.member("spec"), diagnostics);

@@ -12,9 +12,7 @@ namespace {
 // A quantity in milli-units; one too large for that is held at the int64 limit (KAI's
 // quantities are exact, but no zone or pod comes near).
 std::int64_t milli(const Field& f) {
-  std::string text;
-  if (f.node().IsScalar()) text = f.node().Scalar();
-  const std::optional<Quantity> q = parse_quantity(text);
+  const std::optional<Quantity> q = parse_quantity(f.scalar());
   if (!q || q->negative) f.fail("not a valid quantity such as \"500m\", \"2\" or \"1Gi\": " + f.describe());
   return q->milli_value().value_or(INT64_MAX);
 }
@@ -23,10 +21,7 @@ model::Amounts read_amounts(const Field& list) {
   model::Amounts out;
   if (list.is_null()) return out;
   list.expect_map();
-  for (auto it = list.node().begin(); it != list.node().end(); ++it) {
-    const std::string name = it->first.Scalar();
-    out[name] = milli(list.member(name));
-  }
+  for (const auto& [name, value] : list.entries()) out[name] = milli(value);
   return out;
 }
 

@@ -13,9 +13,7 @@ std::vector<model::SelectorRequirement> read_label_selector(const Field& f) {
   const Field labels = f.member("matchLabels");
   if (!labels.is_null()) {
     labels.expect_map();
-    for (auto it = labels.node().begin(); it != labels.node().end(); ++it) {
-      out.push_back({it->first.Scalar(), "In", {labels.member(it->first.Scalar()).string()}});
-    }
+    for (const auto& [key, value] : labels.entries()) out.push_back({key, "In", {value.string()}});
   }
   const Field expressions = f.member("matchExpressions");
   if (!expressions.is_null()) {
@@ -40,7 +38,7 @@ model::PodAffinityTerm read_term(const Field& f) {
     ns_selector.expect_map();
     // Matching namespace labels needs Namespace objects, which kaisim does not read; only the
     // empty selector (every namespace) has a meaning without them.
-    if (ns_selector.node().size() != 0) ns_selector.fail("only an empty namespaceSelector ({}: every namespace) is supported");
+    if (ns_selector.size() != 0) ns_selector.fail("only an empty namespaceSelector ({}: every namespace) is supported");
     term.all_namespaces = true;
   }
   return term;

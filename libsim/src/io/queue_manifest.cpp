@@ -11,13 +11,13 @@ constexpr std::string_view kQueueApiVersion = "scheduling.run.ai/v2";
 void warn_unknown(const Field& object, std::initializer_list<std::string_view> known,
                   Diagnostics& diagnostics) {
   for (const Field& key : object.unknown_members(known)) {
-    diagnostics.warn(key.where(), key.path(), "unknown field, ignored");
+    diagnostics.unknown_field(key.where(), key.path());
   }
 }
 
 double quota_value(const Field& f) {
   const double v = f.optional_number().value_or(0);
-  if (v < 0 && v != -1) f.fail("must be >= 0 or -1 (unlimited), got " + f.node().Scalar());
+  if (v < 0 && v != -1) f.fail("must be >= 0 or -1 (unlimited), got " + f.scalar());
   return v;
 }
 
@@ -30,7 +30,7 @@ model::QuotaSpec read_quota(const Field& f, Diagnostics& diagnostics) {
   q.limit = quota_value(f.member("limit"));
   const Field weight = f.member("overQuotaWeight");
   q.over_quota_weight = weight.optional_number().value_or(0);
-  if (q.over_quota_weight < 0) weight.fail("must be >= 0, got " + weight.node().Scalar());
+  if (q.over_quota_weight < 0) weight.fail("must be >= 0, got " + weight.scalar());
   return q;
 }
 

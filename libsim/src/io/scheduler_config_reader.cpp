@@ -7,10 +7,9 @@ namespace sim::io {
 namespace {
 
 bool read_bool(const Field& f) {
-  if (!f.node().IsScalar() || (f.node().Scalar() != "true" && f.node().Scalar() != "false")) {
-    f.fail("expected true or false, got " + f.describe());
-  }
-  return f.node().Scalar() == "true";
+  const std::string text = f.is_scalar() ? f.scalar() : "";
+  if (text != "true" && text != "false") f.fail("expected true or false, got " + f.describe());
+  return text == "true";
 }
 
 // "allocate, consolidation, reclaim": the actions KAI runs, in order.
@@ -44,9 +43,7 @@ std::vector<model::PluginOption> read_plugins(const Field& tiers) {
       const Field arguments = plugin.member("arguments");
       if (!arguments.is_null()) {
         arguments.expect_map();
-        for (auto it = arguments.node().begin(); it != arguments.node().end(); ++it) {
-          option.arguments[it->first.Scalar()] = arguments.member(it->first.Scalar()).string();
-        }
+        for (const auto& [key, value] : arguments.entries()) option.arguments[key] = value.string();
       }
       plugins.push_back(std::move(option));
     }

@@ -11,7 +11,9 @@
 #include "snapshot_fields.hpp"
 #include "pod_affinity_reader.hpp"
 #include "scheduler_config_reader.hpp"
+#include "api_versions.hpp"
 #include "dra_reader.hpp"
+#include "gpu_request_rules.hpp"
 #include "numa_reader.hpp"
 #include "subgroups_reader.hpp"
 #include "sim/io/quantity.hpp"
@@ -39,6 +41,7 @@ struct Objects {
 void add_by_kind(const Field& obj, Objects& out, Diagnostics& diagnostics) {
   obj.expect_map();
   const std::string kind = obj.member("kind").optional_string().value_or("");
+  check_api_version(obj, kind);
   if (kind == "List") {
     const Field items = obj.member("items");
     if (items.is_null()) return;
@@ -101,9 +104,7 @@ Labels read_string_map(const Field& f) {
   Labels::Map out;
   if (f.is_null()) return Labels();
   f.expect_map();
-  for (auto it = f.node().begin(); it != f.node().end(); ++it) {
-    out[it->first.Scalar()] = it->second.IsNull() ? std::string() : f.member(it->first.Scalar()).string();
-  }
+  for (const auto& [key, value] : f.entries()) out[key] = value.is_null() ? std::string() : value.string();
   return Labels(std::move(out));
 }
 
@@ -116,9 +117,7 @@ std::optional<std::int64_t> read_time(const Field& f) {
 }
 
 Quantity read_quantity(const Field& f) {
-  std::string text;
-  if (f.node().IsScalar()) text = f.node().Scalar();
-  std::optional<Quantity> q = parse_quantity(text);
+  std::optional<Quantity> q = parse_quantity(f.scalar());
   if (!q || q->negative) f.fail("not a valid quantity such as \"500m\", \"2\" or \"1Gi\": " + f.describe());
   return *q;
 }
@@ -139,10 +138,7 @@ ResourceList read_resource_list(const Field& f) {
   ResourceList out;
   if (f.is_null()) return out;
   f.expect_map();
-  for (auto it = f.node().begin(); it != f.node().end(); ++it) {
-    const std::string name = it->first.Scalar();
-    const Field value(it->second, f.path() + "." + name, nullptr);
-    const Field located = f.member(name);
+  for (const auto& [name, located] : f.entries()) {
     if (name == "cpu") {
       at(out.base, Resource::CPU) = static_cast<double>(read_milli(located));
     } else if (name == "memory") {
@@ -158,7 +154,6 @@ ResourceList read_resource_list(const Field& f) {
     } else {
       (void)read_quantity(located);  // validated, not scheduled on
     }
-    (void)value;
   }
   return out;
 }
@@ -183,7 +178,7 @@ model::Node read_node(const Field& obj) {
   if (!spec.is_null()) {
     spec.expect_map();
     const Field unschedulable = spec.member("unschedulable");
-    node.unschedulable = !unschedulable.is_null() && unschedulable.node().Scalar() == "true";
+    node.unschedulable = !unschedulable.is_null() && unschedulable.scalar() == "true";
     const Field taints = spec.member("taints");
     if (!taints.is_null()) {
       taints.expect_sequence();
@@ -364,6 +359,7 @@ PodObject read_pod(const Field& obj) {
   spec.expect_map();
   pod.node_name = spec.member("nodeName").optional_string().value_or("");
   pod.scheduler_name = spec.member("schedulerName").optional_string().value_or("default-scheduler");
+  if (pod.scheduler_name == kSchedulerName) check_gpu_request(obj);
   pod.priority_class = spec.member("priorityClassName").optional_string().value_or("");
   const Field gates = spec.member("schedulingGates");
   pod.gated = !gates.is_null() && gates.is_sequence() && gates.size() > 0;
@@ -475,7 +471,7 @@ model::PriorityClass read_priority_class(const Field& obj) {
   if (value.is_null()) obj.fail("missing required field \"value\"");
   pc.value = *value.optional_int();
   const Field global = obj.member("globalDefault");
-  pc.global_default = !global.is_null() && global.node().Scalar() == "true";
+  pc.global_default = !global.is_null() && global.scalar() == "true";
   return pc;
 }
 
@@ -665,8 +661,12 @@ std::int64_t latest_time(const Objects& objects) {
   auto consider = [&](const Field& obj) {
     const Field metadata = obj.member("metadata");
     for (const char* key : {"creationTimestamp", "deletionTimestamp"}) {
-      if (std::optional<std::string> t = metadata.member(key).optional_string()) {
-        if (std::optional<std::int64_t> ns = parse_rfc3339(*t)) latest = std::max(latest, *ns);
+      const Field time = metadata.member(key);
+      if (std::optional<std::string> t = time.optional_string(); t && !t->empty()) {
+        // Go's decoder refuses the whole object for a time that is not one (metav1.Time).
+        const std::optional<std::int64_t> ns = parse_rfc3339(*t);
+        if (!ns) time.fail("not an RFC 3339 time: \"" + *t + "\"");
+        latest = std::max(latest, *ns);
       }
     }
   };
@@ -685,12 +685,15 @@ model::ClusterState load_snapshot(const std::vector<SnapshotSource>& sources,
   std::vector<std::string> files;  // Field keeps a pointer to its file name
   files.reserve(sources.size());
   for (const SnapshotSource& source : sources) files.push_back(source.file);
+  std::vector<ParsedText> parsed;  // what the Fields refer to
+  parsed.reserve(sources.size());
   std::vector<Field> docs;
   for (std::size_t s = 0; s < sources.size(); ++s) {
-    const std::vector<YAML::Node> parsed = parse_documents(sources[s].text, files[s]);
-    for (std::size_t d = 0; d < parsed.size(); ++d) {
-      docs.emplace_back(parsed[d], parsed.size() == 1 ? std::string() : "documents[" + std::to_string(d) + "]", &files[s]);
+    parsed.emplace_back(sources[s].text, files[s], diagnostics);
+    if (parsed.back().documents().empty()) {
+      throw InputError(SourceLocation{files[s], 0, 0}, "", "the file is empty: no Kubernetes object and no KAI snapshot in it");
     }
+    docs.insert(docs.end(), parsed.back().documents().begin(), parsed.back().documents().end());
   }
   return build_cluster_state(docs, options, diagnostics);
 }

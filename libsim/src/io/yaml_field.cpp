@@ -4,7 +4,12 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <set>
 #include <sstream>
+
+#include "json_document.hpp"
+#include "sim/core/assert.hpp"
+#include "sim/io/input_limits.hpp"
 
 #include <yaml-cpp/anchor.h>
 #include <yaml-cpp/eventhandler.h>
@@ -12,11 +17,14 @@
 namespace sim::io {
 namespace {
 
+// ASCII case folding, as Go's encoding/json matches keys (without the locale std::tolower asks).
 bool equal_fold(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
+    const auto x = static_cast<unsigned char>(a[i]), y = static_cast<unsigned char>(b[i]);
+    if (x == y) continue;
+    const unsigned char lx = x >= 'A' && x <= 'Z' ? x + 32 : x, ly = y >= 'A' && y <= 'Z' ? y + 32 : y;
+    if (lx != ly) return false;
   }
   return true;
 }
@@ -67,7 +75,30 @@ bool read_digits(std::string_view s, std::size_t pos, std::size_t count, int& ou
 
 }  // namespace
 
+Field::Field(const JsonDocument* doc, std::uint32_t value, std::string path, bool of_key)
+    : path_(std::move(path)), file_(&doc->file()), json_(doc), value_(value), of_key_(of_key) {}
+
+std::string Field::path() const {
+  if (!json_) return path_;
+  std::string below;
+  const std::uint32_t known = value_ != kMissing ? value_ : missing_parent_;
+  if (known != kMissing) below = json_->path(known);
+  if (value_ == kMissing) below += below.empty() && !missing_.empty() && missing_[0] == '.' ? missing_.substr(1) : missing_;
+  if (path_.empty() || below.empty()) return path_.empty() ? below : path_;
+  return path_ + (below[0] == '[' ? "" : ".") + below;
+}
+
+Field Field::json_child(std::uint32_t value, std::string_view missing) const {
+  Field child(json_, value, path_);
+  if (value == kMissing) {
+    child.missing_parent_ = value_ != kMissing ? value_ : missing_parent_;
+    child.missing_ = value_ != kMissing ? std::string(missing) : missing_ + std::string(missing);
+  }
+  return child;
+}
+
 SourceLocation Field::where() const {
+  if (json_) return value_ == kMissing ? SourceLocation{*file_, 0, 0} : json_->where(value_, of_key_);
   SourceLocation loc{file_ ? *file_ : std::string(), 0, 0};
   if (node_.IsDefined()) {
     const YAML::Mark mark = node_.Mark();
@@ -79,37 +110,138 @@ SourceLocation Field::where() const {
   return loc;
 }
 
-void Field::fail(const std::string& detail) const { throw InputError(where(), path_, detail); }
+const YAML::Node& Field::node() const {
+  SIM_ASSERT(!json_);  // JSON values answer through the Field's own accessors
+  return node_;
+}
+
+bool Field::is_null() const {
+  if (json_) return value_ == kMissing || json_->kind(value_) == JsonDocument::Kind::kNull;
+  return !node_.IsDefined() || node_.IsNull();
+}
+
+bool Field::is_map() const {
+  if (json_) return value_ != kMissing && json_->kind(value_) == JsonDocument::Kind::kObject;
+  return node_.IsMap();
+}
+
+bool Field::is_sequence() const {
+  if (json_) return value_ != kMissing && json_->kind(value_) == JsonDocument::Kind::kArray;
+  return node_.IsSequence();
+}
+
+bool Field::is_scalar() const {
+  if (json_) return !is_null() && !json_->is_container(value_);
+  return node_.IsScalar();
+}
+
+std::string Field::scalar() const {
+  if (json_) return is_scalar() ? std::string(json_->text(value_)) : std::string();
+  return node_.IsScalar() ? node_.Scalar() : std::string();
+}
+
+bool Field::quoted() const {
+  if (json_) return value_ != kMissing && json_->kind(value_) == JsonDocument::Kind::kString;
+  return is_quoted(node_);
+}
+
+void Field::fail(const std::string& detail) const { throw InputError(where(), path(), detail); }
 
 Field Field::member(std::string_view key) const {
-  if (!node_.IsMap()) return Field(YAML::Node(YAML::NodeType::Undefined), path_ + "." + std::string(key), file_);
+  if (json_) {
+    // Go's encoding/json: each key goes to the field it names, exactly or ignoring case, and a
+    // later key overwrites an earlier one; the last matching key counts.
+    if (is_map()) {
+      const JsonDocument::Index* members = json_->children(value_);
+      for (std::size_t i = json_->size(value_); i-- > 0;) {
+        if (equal_fold(json_->key(members[i]), key)) return json_child(members[i], {});
+      }
+    }
+    return json_child(kMissing, "." + std::string(key));
+  }
+  const std::string child = path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+  if (!node_.IsMap()) return Field(YAML::Node(YAML::NodeType::Undefined), child, file_);
   YAML::Node folded(YAML::NodeType::Undefined);
   for (auto it = node_.begin(); it != node_.end(); ++it) {
     const auto entry = *it;  // one proxy per entry; the key's text lives in the document
     const std::string& k = entry.first.Scalar();
-    if (k == key) return Field(entry.second, path_.empty() ? std::string(key) : path_ + "." + std::string(key), file_);
+    if (k == key) return Field(entry.second, child, file_);
     if (!folded.IsDefined() && equal_fold(k, key)) folded = entry.second;
   }
-  const std::string child = path_.empty() ? std::string(key) : path_ + "." + std::string(key);
   if (folded.IsDefined()) return Field(folded, child, file_);
   // A missing member: report it at the parent's position.
-  Field missing(YAML::Node(YAML::NodeType::Undefined), child, file_);
-  return missing;
+  return Field(YAML::Node(YAML::NodeType::Undefined), child, file_);
+}
+
+std::vector<std::pair<std::string, Field>> Field::entries() const {
+  std::vector<std::pair<std::string, Field>> out;
+  if (!is_map()) return out;
+  auto child = [&](const std::string& k) { return path_.empty() ? k : path_ + "." + k; };
+  if (json_) {
+    const JsonDocument::Index* members = json_->children(value_);
+    out.reserve(json_->size(value_));
+    for (std::size_t i = 0; i < json_->size(value_); ++i) out.emplace_back(std::string(json_->key(members[i])), json_child(members[i], {}));
+    return out;
+  }
+  for (auto it = node_.begin(); it != node_.end(); ++it) {
+    std::string k = it->first.Scalar();
+    out.emplace_back(k, Field(it->second, child(k), file_));
+  }
+  return out;
+}
+
+bool Field::same_key(std::string_view key, std::string_view field) { return equal_fold(key, field); }
+
+void Field::for_each_member(const std::function<void(std::string_view, const Field&, const Field&)>& visit) const {
+  if (!is_map()) return;
+  if (json_) {
+    const JsonDocument::Index* members = json_->children(value_);
+    for (std::size_t i = 0; i < json_->size(value_); ++i) {
+      visit(json_->key(members[i]), json_child(members[i], {}), Field(json_, members[i], path_, true));
+    }
+    return;
+  }
+  for (auto it = node_.begin(); it != node_.end(); ++it) {
+    const std::string k = it->first.Scalar();
+    const std::string child = path_.empty() ? k : path_ + "." + k;
+    visit(k, Field(it->second, child, file_), Field(it->first, child, file_));
+  }
 }
 
 std::vector<Field> Field::unknown_members(std::initializer_list<std::string_view> known) const {
   std::vector<Field> unknown;
-  if (!node_.IsMap()) return unknown;
+  if (!is_map()) return unknown;
+  auto is_known = [&](std::string_view k) {
+    for (std::string_view name : known) {
+      if (equal_fold(k, name)) return true;
+    }
+    return false;
+  };
+  if (json_) {
+    const JsonDocument::Index* members = json_->children(value_);
+    for (std::size_t i = 0; i < json_->size(value_); ++i) {
+      const std::string_view k = json_->key(members[i]);
+      if (!is_known(k)) unknown.emplace_back(json_, members[i], path_, true);
+    }
+    return unknown;
+  }
   for (auto it = node_.begin(); it != node_.end(); ++it) {
     const std::string k = it->first.Scalar();
-    bool found = false;
-    for (std::string_view name : known) found = found || equal_fold(k, name);
-    if (!found) unknown.emplace_back(it->first, path_.empty() ? k : path_ + "." + k, file_);
+    if (!is_known(k)) unknown.emplace_back(it->first, path_.empty() ? k : path_ + "." + k, file_);
   }
   return unknown;
 }
 
+std::size_t Field::size() const {
+  if (json_) return value_ == kMissing ? 0 : json_->size(value_);
+  return node_.size();
+}
+
 Field Field::item(std::size_t i) const {
+  if (json_) {
+    if (is_sequence() && i < size()) return json_child(json_->children(value_)[i], {});
+    return json_child(kMissing, "[" + std::to_string(i) + "]");
+  }
   return Field(node_[i], path_ + "[" + std::to_string(i) + "]", file_);
 }
 
@@ -117,21 +249,24 @@ std::vector<Field> Field::items() const {
   std::vector<Field> out;
   if (is_null()) return out;
   expect_sequence();
+  out.reserve(size());
   for (std::size_t i = 0; i < size(); ++i) out.push_back(item(i));
   return out;
 }
 
 void Field::expect_map() const {
-  if (!node_.IsMap()) fail("expected an object, got " + describe());
+  if (!is_map()) fail("expected an object, got " + describe());
 }
 
 void Field::expect_sequence() const {
-  if (!node_.IsSequence()) fail("expected a list, got " + describe());
+  if (!is_sequence()) fail("expected a list, got " + describe());
 }
 
 double Field::number() const {
-  if (!node_.IsScalar() || is_quoted(node_)) fail("expected a number, got " + describe());
-  const std::string& text = node_.Scalar();
+  if (!is_scalar() || quoted() || (json_ && json_->kind(value_) != JsonDocument::Kind::kNumber)) {
+    fail("expected a number, got " + describe());
+  }
+  const std::string text = scalar();
   if (!looks_numeric(text)) fail("expected a number, got " + describe());
   double value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -150,18 +285,19 @@ std::optional<double> Field::optional_number() const {
 std::optional<int> Field::optional_int() const {
   if (is_null()) return std::nullopt;
   const double value = number();
-  if (value != std::floor(value) || node_.Scalar().find_first_of(".eE") != std::string::npos) {
-    fail("expected a whole number, got " + node_.Scalar());
+  const std::string text = scalar();
+  if (value != std::floor(value) || text.find_first_of(".eE") != std::string::npos) {
+    fail("expected a whole number, got " + text);
   }
   if (value < std::numeric_limits<int>::min() || value > std::numeric_limits<int>::max()) {
-    fail("number " + node_.Scalar() + " does not fit in a 32-bit integer");
+    fail("number " + text + " does not fit in a 32-bit integer");
   }
   return static_cast<int>(value);
 }
 
 std::string Field::string() const {
-  if (!node_.IsScalar()) fail("expected a string, got " + describe());
-  return node_.Scalar();
+  if (!is_scalar() || (json_ && !quoted())) fail("expected a string, got " + describe());
+  return scalar();
 }
 
 std::optional<std::string> Field::optional_string() const {
@@ -170,12 +306,36 @@ std::optional<std::string> Field::optional_string() const {
 }
 
 std::string Field::describe() const {
-  if (!node_.IsDefined() || node_.IsNull()) return "null";
-  if (node_.IsSequence()) return "a list";
-  if (node_.IsMap()) return "an object";
-  std::string text = node_.Scalar();
+  if (is_null()) return "null";
+  if (is_sequence()) return "a list";
+  if (is_map()) return "an object";
+  std::string text = scalar();
   if (text.size() > 40) text = text.substr(0, 37) + "...";
-  return is_quoted(node_) ? "string \"" + text + "\"" : "\"" + text + "\"";
+  return quoted() ? "string \"" + text + "\"" : "\"" + text + "\"";
+}
+
+ParsedText::ParsedText(std::string_view text, const std::string& file, Diagnostics& diagnostics) : file_(&file) {
+  if (looks_like_json(text)) {
+    json_ = std::make_unique<JsonDocument>(text, file, diagnostics);
+    documents_.emplace_back(json_.get(), json_->root(), "");
+    return;
+  }
+  const std::vector<YAML::Node> docs = parse_documents(text, file);
+  for (std::size_t d = 0; d < docs.size(); ++d) {
+    documents_.emplace_back(docs[d], docs.size() == 1 ? std::string() : "documents[" + std::to_string(d) + "]", &file);
+  }
+}
+
+ParsedText::~ParsedText() = default;
+ParsedText::ParsedText(ParsedText&&) noexcept = default;
+
+const Field& ParsedText::single() const {
+  if (documents_.empty()) throw InputError(SourceLocation{*file_, 0, 0}, "", "the document is empty");
+  if (documents_.size() > 1) {
+    throw InputError(SourceLocation{*file_, documents_[1].where().line, 0}, "",
+                     "expected a single document, found " + std::to_string(documents_.size()));
+  }
+  return documents_.front();
 }
 
 YAML::Node parse_single_document(std::string_view text, const std::string& file) {
@@ -190,30 +350,79 @@ YAML::Node parse_single_document(std::string_view text, const std::string& file)
 
 namespace {
 
-// Walks the documents' events without building nodes, to stop inputs on which yaml-cpp 0.7's
-// LoadAll never ends (it keeps reporting new documents at the same place; found by the fuzzer).
+// Walks the documents' events without building nodes, before yaml-cpp builds them: stops inputs
+// on which yaml-cpp 0.7's LoadAll never ends (it keeps reporting new documents at the same place;
+// found by the fuzzer), nesting deeper than the limit, and a key given twice in a map (which
+// Kubernetes' YAML decoder refuses and yaml-cpp would silently resolve to the first).
 class DocumentProgress : public YAML::EventHandler {
  public:
-  explicit DocumentProgress(const std::string& file) : file_(file) {}
+  explicit DocumentProgress(const std::string& file) : file_(file), max_depth_(input_limits().max_depth) {}
   void OnDocumentStart(const YAML::Mark& mark) override {
     if (mark.pos <= last_pos_) {
       throw InputError(SourceLocation{file_, mark.line + 1, mark.column + 1}, "",
                        "not valid YAML/JSON: the parser stops making progress here");
     }
     last_pos_ = mark.pos;
+    open_.clear();
   }
   void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
-  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
-  void OnSequenceEnd() override {}
-  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
-  void OnMapEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override { value(); }
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override { value(); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string& text) override {
+    if (!open_.empty() && open_.back().map && open_.back().at_key) {
+      if (!open_.back().keys.insert(text).second) {
+        throw InputError(SourceLocation{file_, mark.line + 1, mark.column + 1}, path(open_.size() - 1, text),
+                         "key given twice in the same map (Kubernetes refuses this)");
+      }
+      open_.back().key = text;
+    }
+    value();
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    open(mark, false);
+  }
+  void OnSequenceEnd() override { open_.pop_back(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+    open(mark, true);
+  }
+  void OnMapEnd() override { open_.pop_back(); }
 
  private:
+  struct Open {
+    bool map;
+    bool at_key = true;  // in a map: the next node is a key
+    std::set<std::string> keys;
+    std::string key;        // in a map: the key of the member being read
+    std::size_t items = 0;  // in a list: the items begun
+  };
+  // A node took the next place in the innermost collection.
+  void value() {
+    if (open_.empty()) return;
+    if (open_.back().map) open_.back().at_key = !open_.back().at_key;
+    else ++open_.back().items;
+  }
+  // The field path through the first `levels` open collections, then `last` (a key), if any.
+  std::string path(std::size_t levels, const std::string& last = "") const {
+    std::string out;
+    for (std::size_t i = 0; i < levels; ++i) {
+      if (open_[i].map) out += (out.empty() ? "" : ".") + open_[i].key;
+      else out += "[" + std::to_string(open_[i].items - 1) + "]";
+    }
+    if (!last.empty()) out += (out.empty() ? "" : ".") + last;
+    return out;
+  }
+  void open(const YAML::Mark& mark, bool map) {
+    value();
+    if (static_cast<int>(open_.size()) >= max_depth_) {
+      throw InputError(SourceLocation{file_, mark.line + 1, mark.column + 1}, path(open_.size()),
+                       "nested deeper than " + std::to_string(max_depth_) + " levels, the limit for any input");
+    }
+    open_.push_back(Open{map, true, {}, {}, 0});
+  }
   const std::string& file_;
+  int max_depth_;
   int last_pos_ = -1;
+  std::vector<Open> open_;
 };
 
 }  // namespace
@@ -235,6 +444,7 @@ void require_utf8(std::string_view text, const std::string& file) {
       ok = !(b == 0xF0 && b1 < 0x90) && !(b == 0xF4 && b1 >= 0x90);
     }
     if (!ok) throw InputError(SourceLocation{file, line, column}, "", "not valid UTF-8 text");
+    if (b == 0) throw InputError(SourceLocation{file, line, column}, "", "a NUL byte: not text");
     if (b == '\n') {
       ++line;
       column = 1;
@@ -275,9 +485,10 @@ std::optional<std::int64_t> parse_rfc3339(std::string_view s) {
       s[13] != ':' || !read_digits(s, 14, 2, minute) || s[16] != ':' || !read_digits(s, 17, 2, second)) {
     return std::nullopt;
   }
-  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) {
-    return std::nullopt;
-  }
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return std::nullopt;
+  static constexpr int kDays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  if (day > kDays[month - 1] || (month == 2 && day == 29 && !leap)) return std::nullopt;  // Go: "day out of range"
   std::size_t pos = 19;
   std::int64_t nanos = 0;
   if (pos < s.size() && s[pos] == '.') {

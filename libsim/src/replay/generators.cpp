@@ -5,6 +5,7 @@
 #include <map>
 #include <numbers>
 #include <random>
+#include <set>
 
 #include "sim/core/go_json.hpp"
 #include "sim/model/gpu_models.hpp"
@@ -23,7 +24,7 @@ std::int64_t duration_of(const Field& f) {
 std::string duration_text(std::int64_t ms) { return std::to_string(ms) + "ms"; }
 
 void warn_unknown(const Field& f, std::initializer_list<std::string_view> known, Diagnostics& diagnostics) {
-  for (const Field& key : f.unknown_members(known)) diagnostics.warn(key.where(), key.path(), "unknown field, ignored");
+  for (const Field& key : f.unknown_members(known)) diagnostics.unknown_field(key.where(), key.path());
 }
 
 // A bound on what one scenario may generate, so a typo in a rate fails fast instead of
@@ -277,7 +278,8 @@ std::vector<Manifest> expand_node_pools(const Field& pools, const std::string& f
 }
 
 void expand_generators(const Field& generators, std::uint64_t seed, std::int64_t duration_ms,
-                       const std::string& file, std::vector<Step>& steps, Diagnostics& diagnostics) {
+                       const std::set<std::string>& queues, const std::string& file, std::vector<Step>& steps,
+                       Diagnostics& diagnostics) {
   if (generators.is_null()) return;
   generators.expect_sequence();
   std::size_t generated = 0;
@@ -292,6 +294,11 @@ void expand_generators(const Field& generators, std::uint64_t seed, std::int64_t
     const std::string priority_class = gen.member("priorityClass").optional_string().value_or("train");
     const std::int64_t start = gen.member("start").is_null() ? 0 : duration_of(gen.member("start"));
     const std::int64_t end = gen.member("end").is_null() ? duration_ms : duration_of(gen.member("end"));
+    for (const char* bound : {"start", "end"}) {
+      if (!gen.member(bound).is_null() && duration_of(gen.member(bound)) > duration_ms) {
+        gen.member(bound).fail("is after the end of the scenario (its duration): no pod would arrive then");
+      }
+    }
     const double rate = gen.member("arrivalsPerHour").number();
     if (!(rate > 0)) gen.member("arrivalsPerHour").fail("must be positive");
     const std::optional<int> max_jobs =
@@ -315,6 +322,11 @@ void expand_generators(const Field& generators, std::uint64_t seed, std::int64_t
     double total_weight = 0;
     for (const Size& s : sizes) total_weight += s.weight;
     const Runtime runtime(gen.member("runtime"), diagnostics);
+    if (!queues.contains(queue)) {
+      std::string known;
+      for (const std::string& q : queues) known += (known.empty() ? "" : ", ") + q;
+      gen.member("queue").fail("no Queue named \"" + queue + "\" in this scenario (queues: " + (known.empty() ? "none" : known) + ")");
+    }
 
     // One engine per generator: adding a generator does not change the others' pods.
     std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ULL + g);

@@ -27,7 +27,8 @@ struct QueueSample {
 
 struct QueueTotals {
   double gpu_seconds = 0;
-  std::vector<double> waits_s;
+  std::vector<double> waits_s;  ///< submit -> bind, and censored waits (submit -> end) once finished
+  int waiting_at_end = 0;       ///< submissions with no bind by the end (their waits are censored)
   std::vector<double> reclaim_latencies_s;
   std::int64_t starved_since_ms = -1;  ///< open "below guaranteed share with demand" episode
   int evictions_suffered = 0;
@@ -71,7 +72,7 @@ class Metrics {
   std::array<double, 3> last_cluster_row_{};
   std::map<std::string, QueueSample> last_;
   std::map<std::string, QueueTotals> totals_;
-  std::map<std::string, std::int64_t> submitted_;   // pod -> submit time (ms)
+  std::map<std::string, std::pair<std::int64_t, std::string>> submitted_;  // pod -> submit time (ms), queue
   std::map<std::string, std::int64_t> evicted_at_;  // pod -> first eviction (ms)
   std::int64_t last_ms_ = 0;
   std::vector<std::string> last_kai_rows_;  // the leaves' kai-timeline rows without the time
@@ -83,6 +84,7 @@ class Metrics {
   double stranded_mib_seconds_ = 0;
   double stranded_mib_max_ = 0;
   std::vector<double> all_waits_s_;
+  int waiting_at_end_ = 0;
   int evictions_ = 0;
 };
 

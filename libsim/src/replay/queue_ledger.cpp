@@ -64,8 +64,11 @@ QueueLedger::Entry QueueLedger::entry(const model::ClusterState& state, const mo
     e.may_be_stale = sched::pod_may_be_stale(job, task);
   }
   e.listed = !e.part.allocated && (task.status == model::TaskStatus::PENDING || task.status == model::TaskStatus::PIPELINED);
+  // What is not allocated counts as the scheduler quantifies a request: a MIG instance
+  // `mig-Ng.*` as N GPUs, as KAI counts it against quotas (quantify_request).
+  const ResourceVec requested = e.part.allocated ? ResourceVec::Zero() : sched::Session::quantify_request(task);
   for (std::size_t i = 0; i < kQuotaResources.size(); ++i) {
-    e.request[i] = e.part.allocated ? e.part.amount[i] : ExactSum::term(at(task.request, kQuotaResources[i]));
+    e.request[i] = e.part.allocated ? e.part.amount[i] : ExactSum::term(at(requested, kQuotaResources[i]));
   }
   if (task.node.valid() && e.part.allocated && task.is_shared_gpu_allocation()) {
     e.node = task.node;

@@ -1,14 +1,18 @@
 #include "scenario.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include "generators.hpp"
 #include "trace_csv.hpp"
 #include "io/yaml_field.hpp"
+#include "sim/io/input_limits.hpp"
 
 namespace sim::replay {
 namespace {
@@ -18,12 +22,13 @@ using io::Field;
 
 constexpr int kSchemaVersion = 1;
 
+// A file the scenario names; a problem reading it is reported at the name.
 std::string read_file(const fs::path& path, const Field& referer) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) referer.fail("cannot open " + path.string());
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
+  try {
+    return io::read_input_file(path.string());
+  } catch (const Error& e) {
+    referer.fail(e.what());
+  }
 }
 
 std::int64_t duration_ms(const Field& f, std::int64_t fallback) {
@@ -48,7 +53,7 @@ class Loader {
     for (const Field& key : root.unknown_members({"schema_version", "name", "description", "seed", "schedulePeriod",
                                                   "duration", "podTerminationGracePeriod", "bindDelay", "fairShare", "scheduler", "cluster",
                                                   "manifests", "generators", "trace", "endWhenDrained", "steps", "expect"})) {
-      diagnostics_.warn(key.where(), key.path(), "unknown field, ignored");
+      diagnostics_.unknown_field(key.where(), key.path());
     }
     const Field version = root.member("schema_version");
     if (version.is_null()) root.fail("missing required field \"schema_version\" (this kaisim reads version 1)");
@@ -69,7 +74,7 @@ class Loader {
     if (!cluster.is_null()) {
       cluster.expect_map();
       for (const Field& key : cluster.unknown_members({"nodePools"})) {
-        diagnostics_.warn(key.where(), key.path(), "unknown field, ignored");
+        diagnostics_.unknown_field(key.where(), key.path());
       }
       sc.manifests = expand_node_pools(cluster.member("nodePools"), file, diagnostics_);
     }
@@ -80,7 +85,7 @@ class Loader {
       steps.expect_sequence();
       for (std::size_t i = 0; i < steps.size(); ++i) sc.steps.push_back(step(steps.item(i)));
     }
-    expand_generators(root.member("generators"), sc.seed, sc.duration_ms, file, sc.steps, diagnostics_);
+    expand_generators(root.member("generators"), sc.seed, sc.duration_ms, queue_names(sc), file, sc.steps, diagnostics_);
     const Field trace = root.member("trace");
     if (!trace.is_null()) {
       const fs::path path = base_ / trace.string();
@@ -95,6 +100,8 @@ class Loader {
       expect.expect_sequence();
       for (std::size_t i = 0; i < expect.size(); ++i) sc.expectations.push_back(expectation(expect.item(i)));
     }
+    check_references(sc);
+    check_work(sc, root.member("duration").is_null() ? root : root.member("duration"));
     for (const auto& f : files_) sc.files.push_back(*f);
     return sc;
   }
@@ -105,6 +112,125 @@ class Loader {
     // yaml-cpp reads a merge key (`<<: *anchor`) as an ordinary key: say so when that is why.
     const bool merged = manifest.node().IsMap() && manifest.node()["<<"].IsDefined();
     manifest.fail(std::string("missing required field \"kind\"") + (merged ? " (YAML merge keys `<<` are not supported)" : ""));
+  }
+
+  // What a scenario names must exist in it: each mistake here would otherwise pass silently (a
+  // step never applied, a delete of nothing, an expectation on a queue that is not there).
+  void check_references(const Scenario& sc) const {
+    std::set<std::string> kinds, objects, queues;  // objects: "Kind/name"
+    std::set<std::string> pods;                     // "ns/name"
+    auto add = [&](const Manifest& m) {
+      const Field f(m.doc, "", &m.file);
+      const std::string kind = f.member("kind").optional_string().value_or("");
+      const std::string name = f.member("metadata").member("name").optional_string().value_or("");
+      kinds.insert(kind);
+      objects.insert(kind + "/" + name);
+      if (kind == "Queue") queues.insert(name);
+      if (kind == "Pod") pods.insert(f.member("metadata").member("namespace").optional_string().value_or("default") + "/" + name);
+    };
+    for (const Manifest& m : sc.manifests) add(m);
+    for (const Step& s : sc.steps) {
+      for (const Manifest& m : s.apply) add(m);
+      for (const PodShape& p : s.pods) {
+        kinds.insert("Pod");
+        kinds.insert("PodGroup");
+        objects.insert("Pod/" + p.name);
+        pods.insert(p.ns + "/" + p.name);
+      }
+    }
+    const std::string queue_list = names(queues);
+    for (const Step& s : sc.steps) {
+      if (s.at_ms > sc.duration_ms) {
+        throw InputError(s.where, s.path, "at " + seconds(s.at_ms) + " is after the end of the scenario (duration " +
+                                              seconds(sc.duration_ms) + "): the step would never apply");
+      }
+      for (const ObjectRef& r : s.remove) {
+        if (!kinds.contains(r.kind)) {
+          throw InputError(r.where, r.path, "no " + r.kind + " is ever applied in this scenario, so there is nothing to delete (kinds: " +
+                                                names(kinds) + ")");
+        }
+        if (!objects.contains(r.kind + "/" + r.name)) {
+          throw InputError(r.where, r.path, "no " + r.kind + " named \"" + r.name + "\" in this scenario, so there is nothing to delete");
+        }
+      }
+      for (const PodShape& p : s.pods) {
+        if (queues.contains(p.queue)) continue;
+        const std::string detail = "no Queue named \"" + p.queue + "\" in this scenario (queues: " + queue_list + ")";
+        if (p.line > 0) throw InputError(SourceLocation{s.pods_file, p.line, 0}, "queue", detail);
+        throw InputError(s.where, s.path, detail);
+      }
+    }
+    for (const Expectation& e : sc.expectations) {
+      for (const QueueExpectation& q : e.queues) {
+        if (!queues.contains(q.queue)) throw InputError(q.where, q.path, "no Queue named \"" + q.queue + "\" in this scenario (queues: " + queue_list + ")");
+      }
+      for (const auto& [pod, where] : e.pod_refs) {
+        if (!pods.contains(replaced_pod(pod))) throw InputError(where.first, where.second, "no pod " + pod + " in this scenario (pods are named namespace/name)");
+      }
+    }
+  }
+
+  // The work of the replay, estimated before it starts: at most one cycle per schedulePeriod
+  // over the whole duration, each over every object (nodes, pods, queues). Past the budget the
+  // run would take hours and gigabytes (one kai-timeline row per leaf queue per cycle).
+  static void check_work(const Scenario& sc, const Field& duration) {
+    double objects = static_cast<double>(sc.manifests.size());
+    for (const Step& s : sc.steps) objects += static_cast<double>(s.apply.size() + s.pods.size());
+    const double cycles = std::floor(static_cast<double>(sc.duration_ms) / static_cast<double>(sc.period_ms)) + 1;
+    const double work = cycles * std::max(1.0, objects);
+    const double budget = io::input_limits().max_replay_work;
+    const double max_cycles = io::input_limits().max_replay_cycles;
+    char text[320];
+    if (cycles > max_cycles) {
+      std::snprintf(text, sizeof text,
+                    "the replay would run up to %.0f cycles, above the limit of %.0f: shorten duration or lengthen "
+                    "schedulePeriod", cycles, max_cycles);
+      duration.fail(text);
+    }
+    if (work <= budget) return;
+    std::snprintf(text, sizeof text,
+                  "the replay would run up to %.0f cycles over %.0f objects (%.3g, above the work budget of %.3g "
+                  "cycles x objects): shorten duration, lengthen schedulePeriod, or raise the budget with --max-replay-work",
+                  cycles, objects, work, budget);
+    duration.fail(text);
+  }
+
+  // The pod a controller's replacement stands for: "name-r2" is the second pod the controller
+  // brought back for "name" (World: a controller-owned pod removed comes back under that name).
+  static std::string replaced_pod(std::string pod) {
+    for (std::size_t r = pod.rfind("-r"); r != std::string::npos && r + 2 < pod.size() &&
+                                          pod.find_first_not_of("0123456789", r + 2) == std::string::npos;
+         r = pod.rfind("-r")) {
+      pod.resize(r);
+    }
+    return pod;
+  }
+
+  // Every Queue the scenario applies, at the start or in a step.
+  static std::set<std::string> queue_names(const Scenario& sc) {
+    std::set<std::string> out;
+    auto add = [&](const Manifest& m) {
+      const Field f(m.doc, "", &m.file);
+      if (f.member("kind").optional_string() == "Queue") out.insert(f.member("metadata").member("name").optional_string().value_or(""));
+    };
+    for (const Manifest& m : sc.manifests) add(m);
+    for (const Step& s : sc.steps) {
+      for (const Manifest& m : s.apply) add(m);
+    }
+    return out;
+  }
+
+  static std::string names(const std::set<std::string>& set) {
+    std::string out;
+    for (const std::string& n : set) {
+      if (out.size() > 200) return out + ", ...";
+      out += (out.empty() ? "" : ", ") + n;
+    }
+    return out.empty() ? "none" : out;
+  }
+
+  static std::string seconds(std::int64_t ms) {
+    return ms % 1000 == 0 ? std::to_string(ms / 1000) + "s" : std::to_string(ms) + "ms";
   }
 
   // A list of manifest file names (relative to the scenario) or inline manifests.
@@ -138,7 +264,7 @@ class Loader {
     if (f.is_null()) return;
     f.expect_map();
     for (const Field& key : f.unknown_members({"placementStrategy", "numa", "podAffinity"})) {
-      diagnostics_.warn(key.where(), key.path(), "unknown field, ignored");
+      diagnostics_.unknown_field(key.where(), key.path());
     }
     numa(f.member("numa"), sc.scheduler);
     if (const Field pod_affinity = f.member("podAffinity"); !pod_affinity.is_null()) {
@@ -147,7 +273,7 @@ class Loader {
     const Field strategy = f.member("placementStrategy");
     if (strategy.is_null()) return;
     strategy.expect_map();
-    for (const Field& key : strategy.unknown_members({"gpu", "cpu"})) diagnostics_.warn(key.where(), key.path(), "unknown field, ignored");
+    for (const Field& key : strategy.unknown_members({"gpu", "cpu"})) diagnostics_.unknown_field(key.where(), key.path());
     auto binpack = [](const Field& value) {
       const std::string v = value.optional_string().value_or("binpack");
       if (v != "binpack" && v != "spread") value.fail("expected binpack or spread, got \"" + v + "\"");
@@ -175,7 +301,7 @@ class Loader {
     }
     f.expect_map();
     for (const Field& key : f.unknown_members({"ignoreList", "reconstructAvailable"})) {
-      diagnostics_.warn(key.where(), key.path(), "unknown field, ignored");
+      diagnostics_.unknown_field(key.where(), key.path());
     }
     config.plugins.numa = true;
     const Field ignore = f.member("ignoreList");
@@ -192,7 +318,7 @@ class Loader {
     if (f.is_null()) return;
     f.expect_map();
     for (const Field& key : f.unknown_members({"kValue", "usage"})) {
-      diagnostics_.warn(key.where(), key.path(), "unknown field, ignored");
+      diagnostics_.unknown_field(key.where(), key.path());
     }
     if (std::optional<double> k = f.member("kValue").optional_number()) {
       // proportion.go New: values <= 0 become 0.
@@ -202,7 +328,7 @@ class Loader {
     if (usage.is_null()) return;
     usage.expect_map();
     for (const Field& key : usage.unknown_members({"windowSize", "halfLife", "queryResolution", "fetchInterval"})) {
-      diagnostics_.warn(key.where(), key.path(), "unknown field, ignored");
+      diagnostics_.unknown_field(key.where(), key.path());
     }
     UsageConfig& u = sc.usage;
     u.enabled = true;
@@ -223,6 +349,8 @@ class Loader {
       const Field entry = list.item(i);
       if (entry.is_map()) {
         ObjectRef r;
+        r.where = entry.member("kind").is_null() ? entry.where() : entry.member("kind").where();
+        r.path = entry.member("kind").is_null() ? entry.path() : entry.member("kind").path();
         r.kind = entry.member("kind").optional_string().value_or("Pod");
         r.ns = entry.member("namespace").optional_string().value_or("default");
         r.name = entry.member("name").string();
@@ -233,6 +361,8 @@ class Loader {
       for (const Manifest& m : manifests_of(entry)) {
         const Field f(m.doc, "", &m.file);
         ObjectRef r;
+        r.where = entry.where();
+        r.path = entry.path();
         r.kind = f.member("kind").string();
         r.ns = f.member("metadata").member("namespace").optional_string().value_or("default");
         r.name = f.member("metadata").member("name").string();
@@ -251,11 +381,13 @@ class Loader {
   Step step(const Field& f) {
     f.expect_map();
     for (const Field& key : f.unknown_members({"at", "name", "apply", "delete"})) {
-      diagnostics_.warn(key.where(), key.path(), "unknown field, ignored");
+      diagnostics_.unknown_field(key.where(), key.path());
     }
     Step s;
     if (f.member("at").is_null()) f.fail("missing required field \"at\"");
     s.at_ms = duration_ms(f.member("at"), 0);
+    s.where = f.member("at").where();
+    s.path = f.member("at").path();
     s.name = f.member("name").optional_string().value_or("");
     s.apply = manifests(f.member("apply"));
     s.remove = refs(f.member("delete"));
@@ -265,7 +397,7 @@ class Loader {
   Expectation expectation(const Field& f) {
     f.expect_map();
     for (const Field& key : f.unknown_members({"at", "queues", "pods", "evicted", "nodes"})) {
-      diagnostics_.warn(key.where(), key.path(), "unknown field, ignored");
+      diagnostics_.unknown_field(key.where(), key.path());
     }
     Expectation e;
     e.where = f.where();
@@ -274,37 +406,40 @@ class Loader {
     const Field queues = f.member("queues");
     if (!queues.is_null()) {
       queues.expect_map();
-      for (auto it = queues.node().begin(); it != queues.node().end(); ++it) {
-        const Field q = queues.member(it->first.Scalar());
+      for (const auto& [name, q] : queues.entries()) {
         q.expect_map();
         const Field gpu = q.member("allocatedGpu");
         if (gpu.is_null()) q.fail("missing required field \"allocatedGpu\"");
-        e.queues.push_back({it->first.Scalar(), gpu.number()});
+        e.queues.push_back({name, gpu.number(), q.where(), q.path()});
       }
     }
     const Field pods = f.member("pods");
     if (!pods.is_null()) {
       pods.expect_map();
-      for (auto it = pods.node().begin(); it != pods.node().end(); ++it) {
-        const Field state = pods.member(it->first.Scalar());
+      for (const auto& [pod, state] : pods.entries()) {
         const std::string want = state.string();
         static const char* kStates[] = {"Pending", "Running", "Releasing", "Deleted", "Succeeded"};
         if (std::find(std::begin(kStates), std::end(kStates), want) == std::end(kStates)) {
           state.fail("expected Pending, Running, Releasing, Deleted or Succeeded, got \"" + want + "\"");
         }
-        e.pods[it->first.Scalar()] = want;
+        e.pods[pod] = want;
+        e.pod_refs.try_emplace(pod, state.where(), state.path());
       }
     }
     const Field evicted = f.member("evicted");
     if (!evicted.is_null()) {
       evicted.expect_sequence();
-      for (std::size_t i = 0; i < evicted.size(); ++i) e.evicted.push_back(evicted.item(i).string());
+      for (std::size_t i = 0; i < evicted.size(); ++i) {
+        e.evicted.push_back(evicted.item(i).string());
+        e.pod_refs.try_emplace(e.evicted.back(), evicted.item(i).where(), evicted.item(i).path());
+      }
     }
     const Field nodes = f.member("nodes");
     if (!nodes.is_null()) {
       nodes.expect_map();
-      for (auto it = nodes.node().begin(); it != nodes.node().end(); ++it) {
-        e.nodes[it->first.Scalar()] = nodes.member(it->first.Scalar()).string();
+      for (const auto& [pod, node] : nodes.entries()) {
+        e.nodes[pod] = node.string();
+        e.pod_refs.try_emplace(pod, node.where(), node.path());
       }
     }
     return e;
@@ -318,12 +453,9 @@ class Loader {
 }  // namespace
 
 Scenario load_scenario(const std::string& path, Diagnostics& diagnostics) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(ErrorCode::IO, path + ": cannot open");
-  std::stringstream text;
-  text << in.rdbuf();
+  const std::string text = io::read_input_file(path);
   Loader loader(path, fs::path(path).parent_path(), diagnostics);
-  return loader.load(text.str());
+  return loader.load(text);
 }
 
 Scenario load_scenario_text(std::string_view text, const std::string& name, const std::string& base_dir,

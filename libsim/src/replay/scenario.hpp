@@ -24,6 +24,8 @@ struct Manifest {
 /// Names an object to delete.
 struct ObjectRef {
   std::string kind, ns, name;
+  SourceLocation where;  ///< the scenario entry that names it, for messages
+  std::string path;
 };
 
 /// One bare KAI pod as generators and traces create it; it becomes a Pod manifest only when its
@@ -35,10 +37,13 @@ struct PodShape {
   int gpu_memory_mib = 0;        ///< `gpu-memory` annotation when > 0
   std::string cpu, memory;       ///< requests as quantities; empty: none
   std::int64_t runtime_ms = -1;  ///< `kaisim/runtime`; -1: runs until deleted
+  int line = 0;                  ///< the trace row it came from (0: a generator)
 };
 
 struct Step {
   std::int64_t at_ms = 0;
+  SourceLocation where;  ///< its `at` (or its first trace row), for messages
+  std::string path;
   std::string name;
   std::vector<Manifest> apply;
   std::vector<ObjectRef> remove;
@@ -49,6 +54,8 @@ struct Step {
 struct QueueExpectation {
   std::string queue;
   double allocated_gpu = 0;
+  SourceLocation where;  ///< the queue's key in the scenario
+  std::string path;
 };
 
 struct Expectation {
@@ -58,6 +65,8 @@ struct Expectation {
   std::vector<std::string> evicted;         ///< pods evicted at or before `at`
   std::map<std::string, std::string> nodes; ///< "ns/name" -> the node it is bound to
   SourceLocation where;
+  /// Where each pod these expectations name is named ("ns/name" -> position, path).
+  std::map<std::string, std::pair<SourceLocation, std::string>> pod_refs;
 };
 
 struct Scenario {

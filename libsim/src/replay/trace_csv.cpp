@@ -166,7 +166,9 @@ std::vector<Step> read_trace_csv(const std::string& text, const std::string& fil
     PodShape pod = read_row(row, at_ms);
     if (!names.insert(pod.ns + "/" + pod.name).second) row.fail("name", "pod " + pod.ns + "/" + pod.name + " repeats");
     if (++pods > kMaxTracePods) row.fail("name", "a trace may hold at most " + std::to_string(kMaxTracePods) + " pods");
+    pod.line = line_no;
     Step& step = by_time[at_ms];
+    if (step.pods.empty()) step.where = {file, line_no, 1}, step.path = "submit_s";
     step.at_ms = at_ms;
     step.name = "trace";
     step.pods.push_back(std::move(pod));

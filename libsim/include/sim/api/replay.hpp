@@ -4,6 +4,7 @@
 // cycles exactly as the API server would hold them.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -21,6 +22,9 @@ struct ReplayOptions {
   /// Reuse the outcome of a cycle that decided nothing while the cluster stays unchanged (see
   /// ReplayResult::cycles_reused). Off only to show that reuse changes no output.
   bool reuse_unchanged_cycles = true;
+  /// Called between cycles, if set; returning true stops the replay with Error(INTERRUPTED).
+  /// The Python package checks for Ctrl-C here.
+  std::function<bool()> poll;
 };
 
 /// One failed expectation, readable as "at 65s: queue team-vision allocated GPU is 0, want 0.33".
@@ -49,11 +53,14 @@ struct ReplayResult {
   /// The output files by name (timeline.csv, kai-timeline.csv, events.jsonl, summary.json),
   /// filled whether or not `out_dir` is set; docs/replay-output.md describes them.
   std::map<std::string, std::string> outputs;
+  /// What writing `out_dir` did besides creating it (earlier kaisim files replaced, other files
+  /// kept, stale temporary folders removed): one line each, for the user.
+  std::vector<std::string> output_notes;
 };
 
 /// Runs the replay. Throws InputError for a bad scenario (file, line, field) before writing
-/// anything; output files are written to a temporary folder and renamed into place at the end,
-/// so a failed run leaves no partial output.
+/// anything; output files go through io::write_output_folder (all or nothing; only kaisim's own
+/// files are ever replaced).
 ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics);
 
 }  // namespace sim::api

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace sim::api {
 
@@ -23,10 +24,12 @@ struct GeneratedTrace {
   /// scenario.yaml and pods.csv by name.
   std::map<std::string, std::string> files;
   std::size_t nodes = 0, gpus = 0, pods = 0, fractional_gpu_pods = 0, gpu_pods = 0;
+  /// What writing `out_dir` did besides creating it (io::OutputFolderReport::notes).
+  std::vector<std::string> output_notes;
 };
 
 /// Draws the trace from `seed` (same options, same bytes). Writes the files into `out_dir` when it
-/// is set: all or nothing, and an existing folder is replaced only if it holds an earlier trace.
+/// is set, through io::write_output_folder: all or nothing, and only kaisim's own files replaced.
 GeneratedTrace generate_trace(const TraceOptions& options);
 
 }  // namespace sim::api

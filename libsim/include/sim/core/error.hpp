@@ -8,8 +8,9 @@
 
 namespace sim {
 
-/// Kind of failure; the CLI maps INVALID_INPUT to exit code 2.
-enum class ErrorCode { INVALID_INPUT, IO, INTERNAL };
+/// Kind of failure; the CLI maps INVALID_INPUT to exit code 2. INTERRUPTED: a caller's poll
+/// (api::ReplayOptions::poll) asked the run to stop.
+enum class ErrorCode { INVALID_INPUT, IO, INTERNAL, INTERRUPTED };
 
 /// A place in an input document. `line` and `column` are 1-based; 0 means unknown.
 struct SourceLocation {
@@ -21,11 +22,14 @@ struct SourceLocation {
 /// Base of every exception the public API throws. `what()` is the complete one-line message.
 class Error : public std::runtime_error {
  public:
-  Error(ErrorCode code, const std::string& message);
+  /// `sys_errno`: the system's error number behind an IO error (ENOENT, EISDIR, ...), or 0.
+  Error(ErrorCode code, const std::string& message, int sys_errno = 0);
   ErrorCode code() const noexcept { return code_; }
+  int sys_errno() const noexcept { return sys_errno_; }
 
  private:
   ErrorCode code_;
+  int sys_errno_;
 };
 
 /// Bad user input. Message form: `FILE:LINE:COL: PATH: DETAIL` (parts that are unknown are left out).
@@ -50,9 +54,13 @@ std::string format_located(const SourceLocation& where, const std::string& path,
 /// Non-fatal findings about an input (unknown fields, dropped orphan queues), in the order found.
 struct Diagnostics {
   std::vector<std::string> warnings;
+  /// `--strict`: an unknown field is an error instead of a warning.
+  bool strict = false;
   void warn(const SourceLocation& where, const std::string& path, const std::string& detail) {
     warnings.push_back(format_located(where, path, detail));
   }
+  /// A field kaisim does not know: a warning, or with `strict` an InputError.
+  void unknown_field(const SourceLocation& where, const std::string& path, const std::string& detail = "unknown field, ignored");
 };
 
 }  // namespace sim
