@@ -14,6 +14,7 @@
 #include "metrics.hpp"
 #include "output_folder.hpp"
 #include "queue_ledger.hpp"
+#include "queue_status_view.hpp"
 #include "scenario.hpp"
 #include "sim/api/replay.hpp"
 #include "sim/io/go_json.hpp"
@@ -166,6 +167,17 @@ void check_without_cycle(const model::ClusterState& kept, bool updated, const re
 }
 #endif
 
+// A step that changes nothing but pods: the Queue.status view recounts only the pods it touched.
+bool only_pods(const replay::Step& step) {
+  for (const replay::ObjectRef& r : step.remove) {
+    if (r.kind != "Pod") return false;
+  }
+  for (const replay::Manifest& m : step.apply) {
+    if (!m.doc["kind"].IsDefined() || m.doc["kind"].Scalar() != "Pod") return false;
+  }
+  return true;
+}
+
 void validate(const std::vector<replay::Manifest>& manifests, Diagnostics& diagnostics) {
   std::vector<io::Field> docs;
   for (const replay::Manifest& m : manifests) docs.emplace_back(m.doc, "", &m.file);
@@ -201,6 +213,8 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
 
   std::vector<replay::PodEvent> events;
   for (const replay::Manifest& m : sc.manifests) world.apply(m, 0, events);
+  // Queue.status as KAI's controllers write it, beside the scheduler's view of the timeline.
+  replay::QueueStatusView status_view;
 
   std::size_t next_step = 0, next_expect = 0;
   std::vector<replay::Expectation> expectations = sc.expectations;
@@ -232,6 +246,7 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
       const replay::Step& step = sc.steps[next_step++];
       for (const replay::ObjectRef& r : step.remove) world.remove(r, now, events);
       for (const replay::Manifest& m : step.apply) world.apply(m, now, events);
+      if (!only_pods(step)) status_view.touch_all();
       for (const replay::PodShape& pod : step.pods) world.apply({replay::bare_pod_manifest(pod), step.pods_file}, now, events);
     }
     const bool cycle = now == next_cycle;
@@ -298,6 +313,7 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
 #ifndef NDEBUG
         replay::check_ledger(ledger, ssn.state);
 #endif
+        status_view.touch(events);
         metrics.record_events(events);
         events.clear();
         metrics.sample(ssn.state, ledger, ssn.queues, now);
@@ -327,8 +343,10 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
       next_cycle += sc.period_ms;
       if (drained(repeats)) end = now;
     }
+    status_view.touch(events);
     metrics.record_events(events);
     events.clear();
+    status_view.sample(world, now);
     while (next_expect < expectations.size() && expectations[next_expect].at_ms == now) {
       if (options.check) check(expectations[next_expect], world, metrics, result);
       ++next_expect;
@@ -360,7 +378,9 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
                     {"kai-timeline.csv", metrics.kai_timeline_csv()},
                     {"cluster.csv", metrics.cluster_csv()},
                     {"events.jsonl", metrics.events_jsonl()},
+                    {"queue-status.csv", status_view.csv()},
                     {"summary.json", metrics.summary_json(sc.name, result.cycles, end)}};
+  for (const auto& [at_ms, queues] : status_view.history()) result.queue_status.push_back({at_ms, queues});
   if (!options.out_dir.empty()) replay::write_output_folder(options.out_dir, result.outputs, "summary.json", "replay");
   return result;
 }

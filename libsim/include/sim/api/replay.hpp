@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/core/error.hpp"
+#include "sim/io/queue_status.hpp"
 
 namespace sim::api {
 
@@ -29,6 +30,13 @@ struct ExpectationFailure {
   std::string what;
 };
 
+/// Every queue's Queue.status as KAI's controllers would write it, from `at_ms` until the next
+/// sample (queue-status.csv holds the same values).
+struct QueueStatusSample {
+  std::int64_t at_ms;
+  std::map<std::string, io::QueueStatus> queues;
+};
+
 struct ReplayResult {
   std::string summary_table;  ///< the human-readable table printed on stdout
   std::vector<ExpectationFailure> failures;
@@ -46,7 +54,9 @@ struct ReplayResult {
   /// arrived, started or completed since, instead of a new snapshot of every object (the same
   /// state, built faster); they count in `cycles` too.
   std::size_t cycles_updated = 0;
-  /// The output files by name (timeline.csv, kai-timeline.csv, events.jsonl, summary.json),
+  /// Queue.status as KAI's controllers would write it, each time it changes.
+  std::vector<QueueStatusSample> queue_status;
+  /// The output files by name (timeline.csv, kai-timeline.csv, queue-status.csv, events.jsonl, summary.json),
   /// filled whether or not `out_dir` is set; docs/replay-output.md describes them.
   std::map<std::string, std::string> outputs;
 };
