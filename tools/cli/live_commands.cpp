@@ -17,7 +17,8 @@
 #include "sim/live/apply.hpp"
 #include "sim/live/diff.hpp"
 #include "sim/live/snapshot.hpp"
-#include "sim/live/verify.hpp"
+#include "sim/api/live_recording.hpp"
+#include "sim/api/live_verify.hpp"
 
 namespace kaisim::cli {
 namespace {
@@ -176,7 +177,7 @@ int run_diff(const DiffCommandOptions& options) {
   sim::Diagnostics diagnostics;
   if (!options.recording.empty()) {
     if (options.scenario.empty()) throw sim::InputError({}, "--scenario", "--recording needs the scenario the recording ran");
-    const sim::live::DiffReport report = sim::live::diff_recording(options.recording, options.scenario, diff.settle_s, diagnostics);
+    const sim::live::DiffReport report = sim::api::diff_recording(options.recording, options.scenario, diff.settle_s, diagnostics);
     print_warnings(diagnostics);
     std::cout << (format == "json" ? report.json() : report.text()) << std::flush;
     return report.drifting() ? kExitDrift : kExitOk;
@@ -224,14 +225,14 @@ int run_verify(const VerifyCommandOptions& options) {
   if (!options.yes) {
     throw sim::InputError({}, "--yes", "verify-live changes the cluster (it applies the scenario's objects and steps); pass --yes");
   }
-  sim::live::VerifyOptions verify;
+  sim::api::VerifyOptions verify;
   verify.scenario = options.scenario;
   verify.settle_s = seconds_option(options.settle, "--settle");
   sim::Diagnostics diagnostics;
-  const sim::live::VerifyReport report = sim::live::verify_live(
+  const sim::api::VerifyReport report = sim::api::verify_live(
       connection_options(options.connection), verify,
-      [&](const sim::live::VerifyStep& step) {
-        if (format == "text") std::cout << sim::live::VerifyReport::step_text(step) << std::flush;
+      [&](const sim::api::VerifyStep& step) {
+        if (format == "text") std::cout << sim::api::VerifyReport::step_text(step) << std::flush;
       },
       diagnostics);
   print_warnings(diagnostics);

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "sim/core/error.hpp"
-#include "sim/io/go_json.hpp"
+#include "sim/core/go_json.hpp"
 #include "sim/io/quantity.hpp"
 
 namespace sim::io {

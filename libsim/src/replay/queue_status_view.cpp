@@ -2,7 +2,7 @@
 
 #include <optional>
 
-#include "sim/io/go_json.hpp"
+#include "sim/core/go_json.hpp"
 #include "sim/model/cluster.hpp"
 #include "yaml_text.hpp"
 
@@ -93,7 +93,7 @@ void QueueStatusView::write_rows(std::int64_t now_ms, const std::map<std::string
   std::set<std::string> queues;
   for (const auto& [q, s] : status) queues.insert(q);
   for (const auto& [q, s] : before) queues.insert(q);
-  const std::string time = io::go_json_number(static_cast<double>(now_ms) / 1000.0);
+  const std::string time = go_json_number(static_cast<double>(now_ms) / 1000.0);
   for (const std::string& q : queues) {
     const io::QueueStatus none;
     const io::QueueStatus& now = status.contains(q) ? status.at(q) : none;

@@ -1,8 +1,8 @@
 #pragma once
 // `kaisim diff [PLAN]`: drift between a plan and a live cluster (each Queue's spec, field by
 // field) and between kaisim's prediction and the live Queue.status (allocated,
-// allocatedNonPreemptible, requested per resource); `--watch` keeps comparing; `--recording`
-// compares a replay with a recording of the real KAI instead of a cluster (docs/live.md).
+// allocatedNonPreemptible, requested per resource); `--watch` keeps comparing (docs/live.md).
+// The comparison with a recording of the real KAI is sim/api/live_recording.hpp.
 
 #include <cstdint>
 #include <functional>
@@ -63,12 +63,5 @@ DiffReport diff_live(const ConnectionOptions& connection, const DiffOptions& opt
 DiffReport watch_diff(const ConnectionOptions& connection, const DiffOptions& options, double duration_s,
                       const std::function<void(const DiffReport&)>& on_change, const std::function<bool()>& keep_going,
                       Diagnostics& diagnostics);
-
-/// The same status comparison against a recording of the real KAI (../shared/kai-live format,
-/// docs/live.md) of `scenario`'s steps: kaisim replays the scenario and, at every recorded sample
-/// whose prediction has not changed within `settle_s` before or after it (a settled sample),
-/// compares every Queue's status. One row per queue, field and resource per settled sample.
-DiffReport diff_recording(const std::string& recording_dir, const std::string& scenario, double settle_s,
-                          Diagnostics& diagnostics);
 
 }  // namespace sim::live
