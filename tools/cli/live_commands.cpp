@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -65,9 +66,12 @@ sim::live::ConnectionOptions connection_options(const Connection& c) {
   out.deadline_s = seconds_option(c.timeout, "--timeout");
   if (c.verbose) {
     static std::mutex mutex;  // watches log from several threads
+    static const auto start = std::chrono::steady_clock::now();
     out.log = [](const std::string& line) {
       std::lock_guard lock(mutex);
-      std::cerr << "kaisim: " << line << "\n";
+      char at[32];
+      std::snprintf(at, sizeof at, "%.3f", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      std::cerr << "kaisim: [" << at << " s] " << line << "\n";
     };
   }
   return out;

@@ -210,7 +210,8 @@ void replace_kind(WatchStore& store, const std::string& kind, std::vector<ordere
   std::map<std::string, ordered_json> fresh;
   for (ordered_json& o : items) {
     trim_object(o);
-    fresh[object_key(o)] = std::move(o);
+    std::string key = object_key(o);  // before the move: json's operator= takes its argument by value
+    fresh[key] = std::move(o);
   }
   std::lock_guard lock(store.mutex);
   store.objects[kind] = std::move(fresh);
@@ -244,7 +245,8 @@ void watch_kind(const ConnectionOptions& connection, ResourceInfo r, std::string
               if (e.type == "DELETED") {
                 store.objects[r.kind].erase(object_key(o));
               } else {
-                store.objects[r.kind][object_key(o)] = std::move(o);
+                const std::string key = object_key(o);  // before the move (operator= takes a value)
+                store.objects[r.kind][key] = std::move(o);
               }
               ++store.version;
               store.changed.notify_all();
@@ -258,7 +260,10 @@ void watch_kind(const ConnectionOptions& connection, ResourceInfo r, std::string
           replace_kind(store, r.kind, std::move(list.items));
           continue;
         }
-        if (e.http_status() != 0) throw;
+        // No connection, or a server not ready yet (429, 5xx: an apiserver that just restarted
+        // serves its CRDs' paths a moment after it answers): try again until the deadline.
+        const int code = e.http_status();
+        if (code != 0 && code != 429 && code < 500) throw;
         if (failing_since == Clock::time_point{}) failing_since = Clock::now();
         if (std::chrono::duration<double>(Clock::now() - failing_since).count() > connection.deadline_s) throw;
         std::this_thread::sleep_for(std::chrono::duration<double>(backoff));
@@ -284,8 +289,8 @@ DiffReport watch_diff(const ConnectionOptions& connection, const DiffOptions& op
   ClusterObjects cluster = read_cluster(api, diagnostics);
   WatchStore store;
   for (ordered_json& o : cluster.items) {
-    const std::string kind = o.value("kind", "");
-    store.objects[kind][object_key(o)] = std::move(o);
+    const std::string kind = o.value("kind", ""), key = object_key(o);  // before the move
+    store.objects[kind][key] = std::move(o);
   }
   std::vector<std::thread> watchers;
   for (const char* kind : {"Queue", "PodGroup", "Pod", "Node"}) {

@@ -111,6 +111,11 @@ struct Transfer {
   const std::function<bool()>* keep_going = nullptr;
   std::string pending;  // a partial line of a stream
   bool stopped = false;
+  // A stream whose answer does not begin within this long is given up (a server that accepted
+  // the connection while it was still starting may never answer it).
+  Clock::time_point started = Clock::now();
+  double header_timeout_s = 0;
+  bool no_answer = false;
 };
 
 size_t on_body(char* data, size_t size, size_t count, void* user) {
@@ -159,6 +164,11 @@ int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
   auto* t = static_cast<Transfer*>(user);
   if (t->keep_going != nullptr && !(*t->keep_going)()) {
     t->stopped = true;
+    return 1;
+  }
+  if (t->response->status == 0 && t->header_timeout_s > 0 &&
+      std::chrono::duration<double>(Clock::now() - t->started).count() > t->header_timeout_s) {
+    t->no_answer = true;
     return 1;
   }
   return 0;
@@ -404,18 +414,28 @@ long HttpClient::stream(const std::string& path, const std::function<bool(std::s
   t.response = &response;
   t.on_line = &on_line;
   t.keep_going = &keep_going;
+  t.header_timeout_s = std::min(options_.request_timeout_s, 5.0);
   Prepared prepared = prepare("GET", path, static_cast<long>(timeout_s * 1000), &t);
+  log("GET " + path_only(path) + " (watch) from resourceVersion " +
+      path.substr(path.find("resourceVersion=") == std::string::npos ? path.size() : path.find("resourceVersion=") + 16));
   curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
   curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
   curl_easy_setopt(h, CURLOPT_XFERINFODATA, &t);
   const CURLcode code = curl_easy_perform(h);
+  if (t.no_answer) {
+    log("GET " + path_only(path) + " (watch) -> no answer within " + seconds(t.header_timeout_s));
+    return 0;
+  }
   if (code == CURLE_OK || t.stopped || code == CURLE_OPERATION_TIMEDOUT || code == CURLE_RECV_ERROR ||
       code == CURLE_PARTIAL_FILE || code == CURLE_GOT_NOTHING) {
     if (response.status == 0 && code != CURLE_OK && !t.stopped) {
       log("GET " + path_only(path) + " (watch) -> no answer: " + std::string(curl_easy_strerror(code)));
       return 0;
     }
-    if (response.status >= 300) fail("GET", path, response);
+    if (response.status >= 300) {
+      log("GET " + path_only(path) + " (watch) -> " + std::to_string(response.status));
+      fail("GET", path, response);
+    }
     log("GET " + path_only(path) + " (watch) ended: " + (code == CURLE_OK ? std::string("closed by the server")
                                                                          : std::string(curl_easy_strerror(code))));
     return response.status;
