@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   commands["cycle"] = kaisim::cli::add_cycle_command(app);
   commands["replay"] = kaisim::cli::add_replay_command(app);
   commands["gen"] = kaisim::cli::add_gen_command(app);
+  commands["plan"] = kaisim::cli::add_plan_command(app);
 
   try {
     app.parse(argc, argv);
