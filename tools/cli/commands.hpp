@@ -23,5 +23,6 @@ Command add_snapshot_command(CLI::App& app);
 Command add_apply_command(CLI::App& app);
 Command add_diff_command(CLI::App& app);
 Command add_verify_live_command(CLI::App& app);
+Command add_plan_command(CLI::App& app);
 
 }  // namespace kaisim::cli

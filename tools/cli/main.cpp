@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   commands["apply"] = kaisim::cli::add_apply_command(app);
   commands["diff"] = kaisim::cli::add_diff_command(app);
   commands["verify-live"] = kaisim::cli::add_verify_live_command(app);
+  commands["plan"] = kaisim::cli::add_plan_command(app);
 
   try {
     app.parse(argc, argv);

@@ -13,6 +13,7 @@
 #include "replay/kept_state_check.hpp"
 #include "replay/metrics.hpp"
 #include "replay/output_folder.hpp"
+#include "replay/pending_reasons.hpp"
 #include "replay/queue_ledger.hpp"
 #include "replay/queue_status_view.hpp"
 #include "replay/scenario.hpp"
@@ -195,7 +196,9 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
   Metrics metrics;
   replay::UsageDb usage_db(sc.usage);
   ReplayResult result;
-  const bool progress = ::isatty(STDERR_FILENO) != 0 && sc.duration_ms >= 3'600'000;
+  const bool progress = options.progress && ::isatty(STDERR_FILENO) != 0 && sc.duration_ms >= 3'600'000;
+  replay::PendingReasons pending_reasons;
+  const double period_s = static_cast<double>(sc.period_ms) / 1000.0;
 
   // Every manifest is checked once, up front and with its own line numbers (the world holds
   // copies, which lose them): a bad field fails the run before anything is written.
@@ -209,6 +212,7 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
       if (w.find("unknown field") != std::string::npos) diagnostics.warnings.push_back(w);
     }
   }
+  if (options.validate_only) return result;
   Diagnostics per_cycle;  // the same objects again every cycle: their warnings were given above
 
   std::vector<replay::PodEvent> events;
@@ -275,6 +279,10 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
     const bool pending = current && ledger.any_pending();
     if (unchanged || ((current || beside) && !pending && kept_sampled)) {
       metrics.repeat(now);  // nothing changed since a cycle that decided nothing, or nothing that matters
+      if (options.pending_reasons) {
+        if (!unchanged) pending_reasons.clear();
+        pending_reasons.hold(period_s);
+      }
       ++result.cycles;
       ++result.cycles_reused;
       next_cycle += sc.period_ms;
@@ -288,6 +296,7 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
       check_without_cycle(*kept, current, ledger, queues, world, now, sc);
 #endif
       metrics.sample(*kept, ledger, queues, now);
+      if (options.pending_reasons) pending_reasons.clear();
       kept_sampled = true;
       ++result.cycles;
       ++result.cycles_fair_share_only;
@@ -317,6 +326,10 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
         metrics.record_events(events);
         events.clear();
         metrics.sample(ssn.state, ledger, ssn.queues, now);
+        if (options.pending_reasons) {
+          pending_reasons.observe(ssn);
+          pending_reasons.hold(period_s);
+        }
         if (sc.usage.enabled) usage_db.observe(now, metrics.allocated_by_queue(), node_capacity(ssn.state));
         const bool clock_free_cycle = clock_free(ssn, sc);
         repeats = clock_free_cycle && ssn.binds.empty();  // deciding nothing, it decides nothing again
@@ -381,6 +394,7 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
                     {"queue-status.csv", status_view.csv()},
                     {"summary.json", metrics.summary_json(sc.name, result.cycles, end)}};
   for (const auto& [at_ms, queues] : status_view.history()) result.queue_status.push_back({at_ms, queues});
+  if (options.pending_reasons) result.pending_reasons = pending_reasons.totals();
   if (!options.out_dir.empty()) replay::write_output_folder(options.out_dir, result.outputs, "summary.json", "replay");
   return result;
 }

@@ -22,6 +22,13 @@ struct ReplayOptions {
   /// Reuse the outcome of a cycle that decided nothing while the cluster stays unchanged (see
   /// ReplayResult::cycles_reused). Off only to show that reuse changes no output.
   bool reuse_unchanged_cycles = true;
+  /// Read and check the scenario and every object it names, then stop: no cycle, no output.
+  bool validate_only = false;
+  /// Show "replay N%" on a terminal's stderr during long replays (a planner running many
+  /// replays at once turns it off and shows its own).
+  bool progress = true;
+  /// Fill ReplayResult::pending_reasons (costs a pass over the jobs after each full cycle).
+  bool pending_reasons = false;
 };
 
 /// One failed expectation, readable as "at 65s: queue team-vision allocated GPU is 0, want 0.33".
@@ -59,6 +66,10 @@ struct ReplayResult {
   /// The output files by name (timeline.csv, kai-timeline.csv, queue-status.csv, events.jsonl, summary.json),
   /// filled whether or not `out_dir` is set; docs/replay-output.md describes them.
   std::map<std::string, std::string> outputs;
+  /// With ReplayOptions::pending_reasons: pod-seconds of waiting by queue and reason
+  /// ("OverLimit", "OverQuota", "fragmentation", "not enough GPUs", "other"; see
+  /// docs/plan-format.md), each pending pod counted for the schedulePeriod after each cycle.
+  std::map<std::string, std::map<std::string, double>> pending_reasons;
 };
 
 /// Runs the replay. Throws InputError for a bad scenario (file, line, field) before writing
