@@ -8,9 +8,9 @@
 See python/README.md for the whole API.
 """
 
-from . import plot
+from . import live, plot
 from .builder import ScenarioBuilder
-from .errors import ExpectationFailed, InternalError, KaisimError, KaisimIOError, ScenarioError
+from .errors import ClusterError, ExpectationFailed, InternalError, KaisimError, KaisimIOError, ScenarioError
 from .result import Result
 from .run import KaisimWarning, cycle, fair_share, gen_trace, replay
 from .scenario import Scenario
@@ -19,6 +19,7 @@ from .sweep import sweep, variants
 __version__ = "0.1.0"
 
 __all__ = [
+    "ClusterError",
     "ExpectationFailed",
     "InternalError",
     "KaisimError",
@@ -31,6 +32,7 @@ __all__ = [
     "cycle",
     "fair_share",
     "gen_trace",
+    "live",
     "plot",
     "replay",
     "sweep",

@@ -20,6 +20,10 @@
 
 namespace py = pybind11;
 
+namespace kaisim::python {
+void bind_live(py::module_& m);  // bind_live.cpp
+}  // namespace kaisim::python
+
 namespace {
 
 py::dict replay(const std::string& scenario_path, const std::string& scenario_text, const std::string& base_dir,
@@ -117,4 +121,5 @@ PYBIND11_MODULE(_core, m) {
         "Runs one scheduling cycle on (text, name) sources; returns (report JSON, warnings).");
   m.def("gen_trace", &gen_trace, py::arg("seed"), py::arg("pods"), py::arg("arrival_hours"), py::arg("node_scale"),
         py::arg("out_dir"), "Generates the Alibaba-shaped trace; returns files and counts (writes out_dir if set).");
+  kaisim::python::bind_live(m);
 }
