@@ -42,6 +42,12 @@ std::string seconds(double s) {
   return buf;
 }
 
+std::string tenths(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f s", s);
+  return buf;
+}
+
 class Verifier {
  public:
   Verifier(const ConnectionOptions& connection, Diagnostics& diagnostics) : api_(connection), diagnostics_(diagnostics) {}
@@ -97,7 +103,7 @@ std::size_t VerifyReport::drifting() const {
 
 std::string VerifyReport::step_text(const VerifyStep& step) {
   std::string out = "step " + std::to_string(step.index) + " at " + seconds(step.at_s) + " (" + step.name + "): " +
-                    (step.drift ? "DRIFT" : "ok") + ", compared until " + seconds(step.compared_at_s) + "\n";
+                    (step.drift ? "DRIFT" : "ok") + ", compared until " + tenths(step.compared_at_s) + "\n";
   for (const DriftRow& r : step.rows) {
     if (!r.drift) continue;
     out += "  " + r.queue + " status." + r.field + " " + r.resource + ": predicted " + r.predicted + ", observed " + r.observed + "\n";
