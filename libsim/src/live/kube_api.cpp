@@ -23,7 +23,8 @@ ordered_json parse_body(const HttpClient& http, const std::string& method, const
 std::string url_escape(const std::string& s) {
   static const char* hex = "0123456789ABCDEF";
   std::string out;
-  for (unsigned char c : s) {
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
     if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
       out.push_back(static_cast<char>(c));
     } else {
