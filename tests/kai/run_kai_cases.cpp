@@ -17,6 +17,7 @@
 
 #include "case_loader.hpp"
 #include "sim/sched/actions/actions.hpp"
+#include "sim/sched/cycle.hpp"
 #include "sim/sched/framework/invariants.hpp"
 
 namespace {
@@ -46,7 +47,7 @@ const std::vector<std::string> kAllActions = {"allocate", "consolidation", "recl
 
 std::vector<std::string> run_unit(const json& c, const std::string& action) {
   sim::model::ClusterState state = kai_cases::build_state(c, kai_cases::initial_pods(c));
-  sim::sched::Session ssn(state);
+  sim::sched::Session ssn = sim::sched::open_session(state);
   const sim::sched::InvariantChecker invariants(ssn);
   run_action(ssn, invariants, action);
   return kai_cases::check(c.at("expect"), ssn, ssn.binds.size(), ssn.evictions.size(), ssn.pipelines.size());
@@ -55,7 +56,7 @@ std::vector<std::string> run_unit(const json& c, const std::string& action) {
 // A test that runs several actions, in its own order, on one session, then matches.
 std::vector<std::string> run_single_session(const json& c) {
   sim::model::ClusterState state = kai_cases::build_state(c, kai_cases::initial_pods(c));
-  sim::sched::Session ssn(state);
+  sim::sched::Session ssn = sim::sched::open_session(state);
   const sim::sched::InvariantChecker invariants(ssn);
   for (const json& action : c.at("actions")) run_action(ssn, invariants, action.get<std::string>());
   return kai_cases::check(c.at("expect"), ssn, ssn.binds.size(), ssn.evictions.size(), ssn.pipelines.size());
@@ -68,7 +69,7 @@ std::vector<std::string> run_single_session(const json& c) {
 void round(json& c, std::map<std::string, kai_cases::PodState>& pods, bool match,
            std::vector<std::string>& errors) {
   sim::model::ClusterState state = kai_cases::build_state(c, pods);
-  sim::sched::Session ssn(state);
+  sim::sched::Session ssn = sim::sched::open_session(state);
   const sim::sched::InvariantChecker invariants(ssn);
   for (const std::string& action : kAllActions) run_action(ssn, invariants, action);
   errors = kai_cases::check(c.at("expect"), ssn, ssn.binds.size(), ssn.evictions.size(), ssn.pipelines.size());
@@ -120,7 +121,7 @@ std::vector<std::string> run_integration(const json& original) {
   }
   {
     sim::model::ClusterState state = kai_cases::build_state(c, pods);
-    sim::sched::Session ssn(state);
+    sim::sched::Session ssn = sim::sched::open_session(state);
     std::vector<std::string> errors = kai_cases::check(c.at("expect"), ssn, 0, 0, 0);
     if (!errors.empty()) return errors;
   }

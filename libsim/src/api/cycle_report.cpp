@@ -8,6 +8,7 @@
 #include "sim/io/quantity.hpp"
 #include "sim/sched/cycle.hpp"
 #include "sim/sched/framework/job_order.hpp"
+#include "sim/sched/plugins/proportion.hpp"
 
 namespace sim::api {
 namespace {
@@ -81,12 +82,17 @@ std::string run_cycle_report(const std::vector<io::SnapshotSource>& sources, con
   ordered_json report = ordered_json::object();
   report["schema_version"] = 1;
 
+  // Without the proportion plugin (a custom plugin list) there is no fair share: 0 throughout.
+  const IdVector<QueueId, fairshare::QueueShares>* shares = sched::queue_shares(ssn);
+  const IdVector<QueueId, fairshare::QueueShares> specs = shares ? IdVector<QueueId, fairshare::QueueShares>{}
+                                                                 : sched::open_queue_attributes(ssn.state);
+  if (!shares) shares = &specs;
   std::vector<QueueId> queues(tree.level_order().begin(), tree.level_order().end());
   std::sort(queues.begin(), queues.end(), [&](QueueId a, QueueId b) { return tree.uid(a) < tree.uid(b); });
   ordered_json fair = ordered_json::object();
   for (QueueId q : queues) {
     ResourceVec v = ResourceVec::Zero();
-    for (Resource r : kQuotaResources) at(v, r) = ssn.queues[q][r].fair_share;
+    for (Resource r : kQuotaResources) at(v, r) = (*shares)[q][r].fair_share;
     fair[tree.uid(q)] = resources(v);
   }
   report["fairShare"] = fair;

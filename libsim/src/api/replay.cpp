@@ -21,6 +21,7 @@
 #include "sim/core/go_json.hpp"
 #include "sim/core/assert.hpp"
 #include "sim/sched/cycle.hpp"
+#include "sim/sched/plugins/proportion.hpp"
 #include "sim/sched/framework/session.hpp"
 #include "replay/world.hpp"
 
@@ -325,7 +326,7 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
         status_view.touch(events);
         metrics.record_events(events);
         events.clear();
-        metrics.sample(ssn.state, ledger, ssn.queues, now);
+        metrics.sample(ssn.state, ledger, *sched::queue_shares(ssn), now);
         if (options.pending_reasons) {
           pending_reasons.observe(ssn);
           pending_reasons.hold(period_s);

@@ -4,12 +4,50 @@
 
 namespace sim::model {
 
+std::vector<PluginOption> enabled_plugins(const SchedulerConfig& config) {
+  const SchedulerConfig::Plugins& p = config.plugins;
+  std::vector<PluginOption> list;
+  auto add = [&](const char* name, bool on = true) {
+    if (on) list.push_back({name, {}});
+  };
+  if (config.plugin_list) {
+    list = *config.plugin_list;
+    auto has = [&](const char* name) {
+      return std::any_of(list.begin(), list.end(), [&](const PluginOption& o) { return o.name == name; });
+    };
+    if (p.pod_affinity && !has("podaffinity")) add("podaffinity");
+    if (p.numa && !has("numa")) add("numa");
+    return list;
+  }
+  add("predicates", config.predicates_enabled);
+  add("proportion");
+  add("priority");
+  add("elastic");
+  add("kubeflow");
+  add("ray");
+  add("nodeavailability", p.node_availability);
+  add("gpusharingorder", config.gpu_sharing_order());
+  add(config.gpu_device_pack() ? "gpupack" : "gpuspread", p.gpu_device_order);
+  add("resourcetype", p.resource_type);
+  add("podaffinity", p.pod_affinity);
+  add("subgrouporder");
+  add("taskorder");
+  add("nominatednode", p.nominated_node);
+  add("dynamicresources", p.dynamic_resources);
+  add("nodeplacement", p.node_placement);
+  add("minruntime");
+  add("topology", p.topology);
+  add("numa", p.numa);
+  return list;
+}
+
 NodeId ClusterState::find_node(const std::string& name) const {
   auto it = node_by_name.find(name);
   return it == node_by_name.end() ? NodeId::invalid() : it->second;
 }
 
 void apply_plugin_list(SchedulerConfig& config, const std::vector<PluginOption>& plugins) {
+  config.plugin_list = plugins;
   SchedulerConfig::Plugins& p = config.plugins;
   p = {};
   p.node_placement = p.node_availability = p.resource_type = p.nominated_node = false;

@@ -9,6 +9,7 @@
 
 #include "sim/core/assert.hpp"
 #include "sim/sched/cycle.hpp"
+#include "sim/sched/plugins/proportion.hpp"
 
 namespace sim::replay {
 namespace {
@@ -91,13 +92,13 @@ void check_kept_state(const model::ClusterState& kept, model::ClusterState& fres
     SIM_ASSERT(full.binds[i].task == other.binds[i].task && full.binds[i].node == other.binds[i].node);
     SIM_ASSERT(full.binds[i].gpu_groups == other.binds[i].gpu_groups);
   }
-  check_same_queues(full.queues, other.queues);
+  check_same_queues(*sched::queue_shares(full), *sched::queue_shares(other));
 }
 
 void check_queues_without_cycle(model::ClusterState& fresh, const IdVector<QueueId, fairshare::QueueShares>& queues) {
   const sched::Session full = sched::run_cycle(fresh);
   SIM_ASSERT(full.binds.empty() && full.pipelines.empty() && full.evictions.empty());
-  check_same_queues(full.queues, queues);
+  check_same_queues(*sched::queue_shares(full), queues);
 }
 
 void check_ledger(const QueueLedger& ledger, const model::ClusterState& state) {

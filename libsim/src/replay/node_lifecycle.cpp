@@ -11,7 +11,7 @@
 
 #include "io/snapshot_fields.hpp"
 #include "io/yaml_field.hpp"
-#include "sim/sched/plugins/node_fit.hpp"
+#include "sim/model/placement_rules.hpp"
 #include "world.hpp"
 #include "yaml_text.hpp"
 
@@ -50,7 +50,7 @@ std::optional<std::int64_t> toleration_ms(const std::vector<model::Toleration>& 
     // DefaultTolerationSeconds adds its toleration unless one for the key (or any key) and
     // NoExecute (or any effect) is already there, whatever its operator.
     if ((t.key.empty() || t.key == key) && (t.effect.empty() || t.effect == "NoExecute")) admitted_default = true;
-    if (!sched::tolerates(t, taint)) continue;
+    if (!model::tolerates(t, taint)) continue;
     matched = true;
     // Negative means 0, and anything beyond a century is as good as for ever without
     // overflowing the clock.

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/sched/plugins/proportion.hpp"
+
 namespace sim::replay {
 namespace {
 
@@ -47,7 +49,7 @@ void PendingReasons::observe(const sched::Session& ssn) {
     if (pending == 0 || !job.queue.valid()) continue;
     auto it = ssn.fit_errors.find(id);
     const std::vector<std::string>& why = it == ssn.fit_errors.end() ? none : it->second;
-    const auto& gpu = ssn.queues[job.queue][Resource::GPU];
+    const auto& gpu = (*sched::queue_shares(ssn))[job.queue][Resource::GPU];
     std::string reason;
     if (mentions(why, "OverLimit")) {
       reason = "OverLimit";

@@ -3,11 +3,28 @@
 #include "sim/core/error.hpp"
 #include "sim/sched/actions/actions.hpp"
 #include "sim/sched/framework/invariants.hpp"
+#include "sim/sched/plugins/builtin.hpp"
 
 namespace sim::sched {
+namespace {
+
+const PluginRegistry& builtin_registry() {
+  static const PluginRegistry registry = [] {
+    PluginRegistry r;
+    register_builtin_plugins(r);
+    return r;
+  }();
+  return registry;
+}
+
+}  // namespace
+
+Session open_session(model::ClusterState& state) {
+  return Session(state, builtin_registry().build_all(model::enabled_plugins(state.config)));
+}
 
 Session run_cycle(model::ClusterState& state) {
-  Session ssn(state);
+  Session ssn = open_session(state);
 #ifndef NDEBUG
   const InvariantChecker invariants(ssn);
 #endif

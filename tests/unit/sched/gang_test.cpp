@@ -4,6 +4,7 @@
 #include <string>
 
 #include "sim/io/snapshot.hpp"
+#include "sim/sched/cycle.hpp"
 #include "sim/sched/framework/gang.hpp"
 
 namespace {
@@ -51,7 +52,7 @@ std::vector<std::string> names(const sim::sched::Session& ssn, const std::vector
 TEST_CASE("a gang of subgroups is placed as its missing minimum, then one pod at a time", "[sched][gang]") {
   sim::Diagnostics d;
   sim::model::ClusterState none = sim::io::load_snapshot({{gang(0), "g.yaml"}}, {}, d);
-  sim::sched::Session ssn(none);
+  sim::sched::Session ssn = sim::sched::open_session(none);
   const sim::sched::JobView job = sim::sched::full_view(ssn, sim::JobId(0));
   CHECK(sim::sched::is_ready_for_scheduling(ssn, job));
   CHECK(sim::sched::min_available_state(ssn, job) == 0);
@@ -60,7 +61,7 @@ TEST_CASE("a gang of subgroups is placed as its missing minimum, then one pod at
         std::vector<std::string>{"leader-0", "worker-0", "worker-1"});
 
   sim::model::ClusterState three = sim::io::load_snapshot({{gang(3), "g.yaml"}}, {}, d);
-  sim::sched::Session ssn3(three);
+  sim::sched::Session ssn3 = sim::sched::open_session(three);
   const sim::sched::JobView at_min = sim::sched::full_view(ssn3, sim::JobId(0));
   CHECK(sim::sched::is_gang_satisfied(ssn3, at_min));
   CHECK(sim::sched::min_available_state(ssn3, at_min) == 1);
@@ -72,7 +73,7 @@ TEST_CASE("a gang of subgroups is placed as its missing minimum, then one pod at
   CHECK_FALSE(more);
 
   sim::model::ClusterState four = sim::io::load_snapshot({{gang(4), "g.yaml"}}, {}, d);
-  sim::sched::Session ssn4(four);
+  sim::sched::Session ssn4 = sim::sched::open_session(four);
   const sim::sched::JobView above = sim::sched::full_view(ssn4, sim::JobId(0));
   CHECK(sim::sched::min_available_state(ssn4, above) == 2);
   // Above the workers' minimum: the newest worker goes first, one at a time.

@@ -7,7 +7,8 @@
 #include <vector>
 
 #include "sim/io/snapshot.hpp"
-#include "sim/sched/plugins/node_fit.hpp"
+#include "sim/sched/cycle.hpp"
+#include "sim/sched/framework/node_fit.hpp"
 
 namespace {
 
@@ -37,7 +38,7 @@ spec: {schedulerName: kai-scheduler, containers: [{name: c, resources: {limits: 
 std::vector<std::string> order(int count, std::size_t first_n = 0) {
   sim::model::ClusterState state = cluster(count);
   REQUIRE(state.nodes[sim::NodeId(0)].name > state.nodes[sim::NodeId(1)].name);  // not in name order
-  sim::sched::Session ssn(state);
+  sim::sched::Session ssn = sim::sched::open_session(state);
   std::vector<sim::NodeId> all;
   for (std::size_t i = 0; i < state.nodes.size(); ++i) all.emplace_back(static_cast<sim::NodeId::value_type>(i));
   sim::sched::NodeOrder nodes = sim::sched::ordered_nodes(ssn, sim::TaskId(0), all);

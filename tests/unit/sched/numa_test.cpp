@@ -6,6 +6,7 @@
 
 #include "sched/plugins/numa.hpp"
 #include "sim/io/snapshot.hpp"
+#include "sim/sched/cycle.hpp"
 #include "sim/sched/framework/statement.hpp"
 
 namespace {
@@ -56,19 +57,19 @@ std::vector<int> zones(const std::vector<sim::model::ZoneAmounts>& placement) {
 
 TEST_CASE("single-numa-node: each container in its own zone under container scope, none under pod scope", "[sched][numa]") {
   sim::model::ClusterState per_container = cluster("single-numa-node", "container");
-  sim::sched::Session ssn(per_container);
+  sim::sched::Session ssn = sim::sched::open_session(per_container);
   std::vector<sim::model::ZoneAmounts> placement;
   REQUIRE(sim::sched::numa_admits(ssn, ssn.state.tasks[sim::TaskId(0)], ssn.state.nodes[sim::NodeId(0)], &placement));
   CHECK(zones(placement) == std::vector<int>{0, 1});
 
   sim::model::ClusterState whole = cluster("single-numa-node", "pod");
-  sim::sched::Session ssn_pod(whole);
+  sim::sched::Session ssn_pod = sim::sched::open_session(whole);
   CHECK_FALSE(sim::sched::numa_admits(ssn_pod, ssn_pod.state.tasks[sim::TaskId(0)], ssn_pod.state.nodes[sim::NodeId(0)], nullptr));
 }
 
 TEST_CASE("restricted: a pod wider than a zone spans the lowest two, and the ledger follows", "[sched][numa]") {
   sim::model::ClusterState state = cluster("restricted", "pod");
-  sim::sched::Session ssn(state);
+  sim::sched::Session ssn = sim::sched::open_session(state);
   std::vector<sim::model::ZoneAmounts> placement;
   sim::model::Node& node = ssn.state.nodes[sim::NodeId(0)];
   REQUIRE(sim::sched::numa_admits(ssn, ssn.state.tasks[sim::TaskId(0)], node, &placement));
@@ -101,7 +102,7 @@ kind: Pod
 metadata: {name: new, namespace: a, uid: new}
 spec: {schedulerName: kai-scheduler, containers: [{name: c, resources: {limits: {cpu: "3", memory: 1Gi}}}]}
 )");
-  sim::sched::Session ssn(state);
+  sim::sched::Session ssn = sim::sched::open_session(state);
   sim::model::Node& node = ssn.state.nodes[sim::NodeId(0)];
   auto cpu = [&](std::size_t zone) { return node.numa->zones[zone].available.at("cpu"); };
   const sim::TaskId old_pod = ssn.state.tasks[sim::TaskId(0)].name == "old" ? sim::TaskId(0) : sim::TaskId(1);

@@ -7,7 +7,8 @@
 
 #include "sched/plugins/pod_affinity.hpp"
 #include "sim/io/snapshot.hpp"
-#include "sim/sched/plugins/node_fit.hpp"
+#include "sim/sched/cycle.hpp"
+#include "sim/sched/framework/node_fit.hpp"
 #include "sim/sched/framework/statement.hpp"
 
 namespace {
@@ -73,21 +74,21 @@ const std::string kPreferMyLabel =
 TEST_CASE("podaffinity: KAI's plugin cases score 0, 0 and twice the weight", "[sched][podaffinity]") {
   SECTION("no affinity anywhere: PreScore skips") {
     sim::model::ClusterState state = cluster(pod("existing", "", "", "n1") + pod("incoming", "", ""));
-    sim::sched::Session ssn(state);
-    const auto scores = sim::sched::PreferredAffinityScores::prescore(ssn, state.tasks[task_named(state, "incoming")]);
+    sim::sched::Session ssn = sim::sched::open_session(state);
+    const auto scores = sim::sched::PreferredAffinityScores::prescore(ssn, state.tasks[task_named(state, "incoming")], true);
     CHECK(scores.skip());
     CHECK(scores.score(state.nodes[state.find_node("n1")]) == 0);
   }
   SECTION("the placed pod prefers a label the incoming pod lacks") {
     sim::model::ClusterState state = cluster(pod("existing", "my-label: a", kPreferMyLabel, "n1") + pod("incoming", "", ""));
-    sim::sched::Session ssn(state);
-    CHECK(sim::sched::PreferredAffinityScores::prescore(ssn, state.tasks[task_named(state, "incoming")]).skip());
+    sim::sched::Session ssn = sim::sched::open_session(state);
+    CHECK(sim::sched::PreferredAffinityScores::prescore(ssn, state.tasks[task_named(state, "incoming")], true).skip());
   }
   SECTION("both prefer each other's label: each term adds its weight") {
     sim::model::ClusterState state =
         cluster(pod("existing", "my-label: a", kPreferMyLabel, "n1") + pod("incoming", "my-label: a", kPreferMyLabel));
-    sim::sched::Session ssn(state);
-    const auto scores = sim::sched::PreferredAffinityScores::prescore(ssn, state.tasks[task_named(state, "incoming")]);
+    sim::sched::Session ssn = sim::sched::open_session(state);
+    const auto scores = sim::sched::PreferredAffinityScores::prescore(ssn, state.tasks[task_named(state, "incoming")], true);
     CHECK_FALSE(scores.skip());
     CHECK(scores.score(state.nodes[state.find_node("n1")]) == 20);
     CHECK(scores.score(state.nodes[state.find_node("n2")]) == 0);
@@ -99,16 +100,17 @@ TEST_CASE("podaffinity: preferred anti-affinity subtracts in the whole zone and 
       "{podAntiAffinity: {preferredDuringSchedulingIgnoredDuringExecution: [{weight: 50, podAffinityTerm: "
       "{labelSelector: {matchLabels: {app: web}}, topologyKey: zone}}]}}";
   sim::model::ClusterState state = cluster(pod("web-0", "app: web", "", "n1") + pod("web-1", "app: web", avoid_web));
-  sim::sched::Session ssn(state);
+  sim::sched::Session ssn = sim::sched::open_session(state);
   const TaskId incoming = task_named(state, "web-1");
-  const auto scores = sim::sched::PreferredAffinityScores::prescore(ssn, state.tasks[incoming]);
+  const auto scores = sim::sched::PreferredAffinityScores::prescore(ssn, state.tasks[incoming], true);
   CHECK(scores.score(state.nodes[state.find_node("n1")]) == -50);
   CHECK(scores.score(state.nodes[state.find_node("n2")]) == -50);
   CHECK(scores.score(state.nodes[state.find_node("n3")]) == 0);
   // Binpack alone would put the pod next to web-0 on n1.
   CHECK(names(state, sim::sched::ordered_nodes(ssn, incoming, all_nodes(state)).rest()).front() == "n3");
   state.config.plugins.pod_affinity = false;
-  CHECK(names(state, sim::sched::ordered_nodes(ssn, incoming, all_nodes(state)).rest()).front() == "n1");
+  sim::sched::Session without = sim::sched::open_session(state);
+  CHECK(names(state, sim::sched::ordered_nodes(without, incoming, all_nodes(state)).rest()).front() == "n1");
 }
 
 TEST_CASE("podaffinity: required terms of placed pods add nothing (hard pod affinity weight 0)", "[sched][podaffinity]") {
@@ -116,8 +118,8 @@ TEST_CASE("podaffinity: required terms of placed pods add nothing (hard pod affi
       "{podAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [{labelSelector: {matchLabels: {app: web}}, "
       "topologyKey: host}]}}";
   sim::model::ClusterState state = cluster(pod("sidecar", "app: side", require_web, "n2") + pod("web", "app: web", ""));
-  sim::sched::Session ssn(state);
-  CHECK(sim::sched::PreferredAffinityScores::prescore(ssn, state.tasks[task_named(state, "web")]).skip());
+  sim::sched::Session ssn = sim::sched::open_session(state);
+  CHECK(sim::sched::PreferredAffinityScores::prescore(ssn, state.tasks[task_named(state, "web")], true).skip());
 }
 
 TEST_CASE("podaffinity: a task skipped once in a session scores 0 for the rest of it", "[sched][podaffinity]") {
@@ -126,18 +128,17 @@ TEST_CASE("podaffinity: a task skipped once in a session scores 0 for the rest o
       "{labelSelector: {matchLabels: {app: web}}, topologyKey: host}}]}}";
   sim::model::ClusterState state =
       cluster(pod("filler", "", "", "n1", "4") + pod("web", "app: web", "") + pod("cache", "", prefer_web));
-  sim::sched::Session ssn(state);
+  sim::sched::Session ssn = sim::sched::open_session(state);
   const TaskId cache = task_named(state, "cache");
   // No web pod is placed yet: PreScore skips, and binpack prefers the fullest node.
   CHECK(names(state, sim::sched::ordered_nodes(ssn, cache, all_nodes(state)).rest()).front() == "n1");
-  CHECK(ssn.pod_affinity_skipped.contains(cache));
   // web is placed on n3 within the session; PreScore would now find it, but the plugin keeps 0.
   sim::sched::Statement stmt(ssn);
   stmt.allocate(task_named(state, "web"), state.find_node("n3"));
-  CHECK_FALSE(sim::sched::PreferredAffinityScores::prescore(ssn, state.tasks[cache]).skip());
+  CHECK_FALSE(sim::sched::PreferredAffinityScores::prescore(ssn, state.tasks[cache], true).skip());
   CHECK(names(state, sim::sched::ordered_nodes(ssn, cache, all_nodes(state)).rest()).front() == "n1");
   // A new session has no memory of the skip.
   stmt.commit();
-  sim::sched::Session fresh(state);
+  sim::sched::Session fresh = sim::sched::open_session(state);
   CHECK(names(state, sim::sched::ordered_nodes(fresh, cache, all_nodes(state)).rest()).front() == "n3");
 }

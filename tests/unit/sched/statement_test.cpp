@@ -3,7 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include "sim/io/snapshot.hpp"
+#include "sim/sched/cycle.hpp"
 #include "sim/sched/framework/statement.hpp"
+#include "sim/sched/plugins/proportion.hpp"
 
 namespace {
 
@@ -59,7 +61,7 @@ Fingerprint fingerprint(const sim::sched::Session& ssn) {
   f.allocated = non_zero(n.allocated_shared_mib);
   f.releasing = non_zero(n.releasing_shared_mib);
   for (const auto& t : ssn.state.tasks) f.statuses.push_back(static_cast<int>(t.status));
-  for (const auto& q : ssn.queues) f.queue_allocated.push_back(q[sim::Resource::GPU].allocated);
+  for (const auto& q : *sim::sched::queue_shares(ssn)) f.queue_allocated.push_back(q[sim::Resource::GPU].allocated);
   return f;
 }
 
@@ -68,14 +70,14 @@ Fingerprint fingerprint(const sim::sched::Session& ssn) {
 TEST_CASE("statement rollback restores the session exactly", "[sched][statement]") {
   sim::Diagnostics d;
   sim::model::ClusterState state = sim::io::load_snapshot({{kCluster, "state.yaml"}}, {}, d);
-  sim::sched::Session ssn(state);
+  sim::sched::Session ssn = sim::sched::open_session(state);
   const Fingerprint before = fingerprint(ssn);
   const sim::TaskId running(0), pending(1);
 
   sim::sched::Statement stmt(ssn);
   const std::size_t cp = stmt.checkpoint();
   stmt.evict(running, "reclaim", sim::JobId(1));
-  CHECK(ssn.queues[sim::QueueId(0)][sim::Resource::GPU].allocated == 0);
+  CHECK((*sim::sched::queue_shares(ssn))[sim::QueueId(0)][sim::Resource::GPU].allocated == 0);
   stmt.allocate(pending, sim::NodeId(0));
   CHECK(ssn.state.tasks[pending].status == sim::model::TaskStatus::ALLOCATED);
   // Pipelining the evicted pod back onto its own node and group undoes the eviction.
@@ -89,7 +91,7 @@ TEST_CASE("statement rollback restores the session exactly", "[sched][statement]
 TEST_CASE("statement commit turns allocations into binds", "[sched][statement]") {
   sim::Diagnostics d;
   sim::model::ClusterState state = sim::io::load_snapshot({{kCluster, "state.yaml"}}, {}, d);
-  sim::sched::Session ssn(state);
+  sim::sched::Session ssn = sim::sched::open_session(state);
   sim::sched::Statement stmt(ssn);
   stmt.allocate(sim::TaskId(1), sim::NodeId(0));
   stmt.commit();

@@ -6,7 +6,9 @@
 
 #include "sched/actions/topology_gpus_filter.hpp"
 #include "sim/io/snapshot.hpp"
+#include "sim/sched/cycle.hpp"
 #include "sim/sched/framework/gang.hpp"
+#include "sim/sched/plugins/topology.hpp"
 
 namespace {
 
@@ -71,7 +73,7 @@ std::vector<std::vector<std::string>> node_sets(sim::sched::Session& ssn, std::s
   for (std::size_t i = 0; i < ssn.state.nodes.size(); ++i) nodes.emplace_back(static_cast<sim::NodeId::value_type>(i));
   const sim::model::SubGroupSet& root = view.groups->sets[0];
   const std::vector<int> pod_sets{0};
-  const auto sets = ssn.topology->subset_nodes(ssn, j, {root.name, root.topology, pod_sets}, tasks, nodes, why);
+  const auto sets = ssn.plugin<sim::sched::TopologyPlugin>()->subset_nodes(ssn, j, {root.name, root.topology, pod_sets}, tasks, nodes, why);
   REQUIRE(sets.has_value());
   std::vector<std::vector<std::string>> out;
   for (const auto& s : *sets) {
@@ -89,17 +91,17 @@ using Sets = std::vector<std::vector<std::string>>;
 TEST_CASE("a required rack offers the racks that hold the whole gang, fullest first", "[sched][topology]") {
   std::string why;
   sim::model::ClusterState two = cluster(2, 2, "{topology: dc, requiredTopologyLevel: rack}");
-  sim::sched::Session ssn(two);
-  REQUIRE(ssn.topology.has_value());
+  sim::sched::Session ssn = sim::sched::open_session(two);
+  REQUIRE(ssn.plugin<sim::sched::TopologyPlugin>() != nullptr);
   // Rack ra has 2 free GPUs left and rb 4: both hold 2 pods, ra is packed first.
   CHECK(node_sets(ssn, why) == Sets{{"a0", "a1"}, {"b0", "b1"}});
 
   sim::model::ClusterState three = cluster(2, 3, "{topology: dc, requiredTopologyLevel: rack}");
-  sim::sched::Session ssn3(three);
+  sim::sched::Session ssn3 = sim::sched::open_session(three);
   CHECK(node_sets(ssn3, why) == Sets{{"b0", "b1"}});
 
   sim::model::ClusterState five = cluster(0, 5, "{topology: dc, requiredTopologyLevel: rack}");
-  sim::sched::Session ssn5(five);
+  sim::sched::Session ssn5 = sim::sched::open_session(five);
   CHECK(node_sets(ssn5, why).empty());
   CHECK(why == "topology dc, requirement rack couldn't be satisfied for job <a/job>");
 }
@@ -107,27 +109,27 @@ TEST_CASE("a required rack offers the racks that hold the whole gang, fullest fi
 TEST_CASE("a preferred rack falls back to wider domains and scores nodes by rack order", "[sched][topology]") {
   std::string why;
   sim::model::ClusterState state = cluster(2, 3, "{topology: dc, preferredTopologyLevel: rack}");
-  sim::sched::Session ssn(state);
+  sim::sched::Session ssn = sim::sched::open_session(state);
   // Only rb holds the 3 pods, then zone z1. Not the root: KAI counts free resources from the
   // lowest domain holding every offered node (z1) down, so domains above it look empty.
   CHECK(node_sets(ssn, why) == Sets{{"b0", "b1"}, {"a0", "a1", "b0", "b1"}});
   // Racks in packing order: ra (3 pods on 2 free) before rb (3 on 4); the later rack scores highest.
   const sim::model::Task& task = ssn.state.tasks[ssn.state.jobs[job_named(ssn, "job")].tasks[0]];
-  CHECK(ssn.topology->node_score(ssn, task, ssn.state.find_node("a0")) == 50'000);
-  CHECK(ssn.topology->node_score(ssn, task, ssn.state.find_node("b1")) == 100'000);
-  ssn.topology->clear_scores();
-  CHECK(ssn.topology->node_score(ssn, task, ssn.state.find_node("b1")) == 0);
+  CHECK(ssn.plugin<sim::sched::TopologyPlugin>()->node_score(ssn, task, ssn.state.find_node("a0")) == 50'000);
+  CHECK(ssn.plugin<sim::sched::TopologyPlugin>()->node_score(ssn, task, ssn.state.find_node("b1")) == 100'000);
+  ssn.plugin<sim::sched::TopologyPlugin>()->clear_scores();
+  CHECK(ssn.plugin<sim::sched::TopologyPlugin>()->node_score(ssn, task, ssn.state.find_node("b1")) == 0);
 }
 
 TEST_CASE("a required level with an unknown label fails the allocation with KAI's reason", "[sched][topology]") {
   std::string why;
   sim::model::ClusterState state = cluster(0, 2, "{topology: dc, requiredTopologyLevel: row}");
-  sim::sched::Session ssn(state);
+  sim::sched::Session ssn = sim::sched::open_session(state);
   const sim::JobId j = job_named(ssn, "job");
   const sim::sched::JobView view = sim::sched::full_view(ssn, j);
   std::vector<sim::NodeId> nodes{ssn.state.find_node("a0")};
   const std::vector<int> pod_sets{0};
-  const auto sets = ssn.topology->subset_nodes(ssn, j, {"", view.groups->sets[0].topology, pod_sets},
+  const auto sets = ssn.plugin<sim::sched::TopologyPlugin>()->subset_nodes(ssn, j, {"", view.groups->sets[0].topology, pod_sets},
                                                sim::sched::tasks_to_allocate(ssn, view, true), nodes, why);
   CHECK_FALSE(sets.has_value());
   CHECK(why.find("specified 'row' as the required topology constraint level") != std::string::npos);
@@ -136,7 +138,7 @@ TEST_CASE("a required level with an unknown label fails the allocation with KAI'
 TEST_CASE("the solver's topology filter needs one domain to hold a required set's GPUs", "[sched][topology]") {
   // Racks ra and rb have 2 free GPUs each; the job wants 3 in one rack.
   sim::model::ClusterState state = cluster(4, 3, "{topology: dc, requiredTopologyLevel: rack}");
-  sim::sched::Session ssn(state);
+  sim::sched::Session ssn = sim::sched::open_session(state);
   sim::sched::TopologyGpusFilter filter(ssn, sim::sched::full_view(ssn, job_named(ssn, "job")));
   REQUIRE(filter.active());
   CHECK_FALSE(filter.passes());
@@ -152,13 +154,13 @@ TEST_CASE("the solver's topology filter needs one domain to hold a required set'
 
   // 5 GPUs never fit a rack of 4, whatever the victims free.
   sim::model::ClusterState big = cluster(2, 5, "{topology: dc, requiredTopologyLevel: rack}");
-  sim::sched::Session ssn_big(big);
+  sim::sched::Session ssn_big = sim::sched::open_session(big);
   sim::sched::TopologyGpusFilter too_big(ssn_big, sim::sched::full_view(ssn_big, job_named(ssn_big, "job")));
   for (sim::TaskId t : ssn_big.state.jobs[job_named(ssn_big, "busy")].tasks) too_big.add_victim(t);
   CHECK_FALSE(too_big.passes());
 
   // Only required levels count.
   sim::model::ClusterState preferred = cluster(2, 3, "{topology: dc, preferredTopologyLevel: rack}");
-  sim::sched::Session ssn_p(preferred);
+  sim::sched::Session ssn_p = sim::sched::open_session(preferred);
   CHECK_FALSE(sim::sched::TopologyGpusFilter(ssn_p, sim::sched::full_view(ssn_p, job_named(ssn_p, "job"))).active());
 }

@@ -19,6 +19,12 @@
 
 namespace sim::model {
 
+/// One plugin of a scheduler configuration's tier (conf/scheduler_conf.go PluginOption).
+struct PluginOption {
+  std::string name;
+  std::map<std::string, std::string> arguments;
+};
+
 /// Scheduler settings that change decisions (cmd/scheduler/app/options/options.go and the
 /// operator's SchedulingShard defaults). Defaults are KAI v0.16.4's.
 struct SchedulerConfig {
@@ -59,17 +65,20 @@ struct SchedulerConfig {
   std::int64_t default_reclaim_min_runtime_ns = 0;
   bool reclaim_resolve_lca = true;  ///< minruntime reclaimResolveMethod: lca (true) or queue
   std::string queue_label_key = "kai.scheduler/queue";  ///< SchedulerParams.QueueLabelKey
+  /// The configuration's own plugin list, when it gives one (apply_plugin_list): exactly those
+  /// plugins run, in that order. Unset: KAI's in-code default list, as the switches above shape it.
+  std::optional<std::vector<PluginOption>> plugin_list;
 };
 
-/// One plugin of a scheduler configuration's tier (conf/scheduler_conf.go PluginOption).
-struct PluginOption {
-  std::string name;
-  std::map<std::string, std::string> arguments;
-};
+/// The plugins a session opens, in order: the configuration's list, or KAI v0.16.4's in-code
+/// default (conf_util/scheduler_conf_util.go) with the switches applied (gpusharingorder and
+/// gpupack or gpuspread as the placement strategy implies, podaffinity after resourcetype where
+/// the operator puts it, numa last). A numa or podaffinity switch turned on by a scenario adds
+/// that plugin to a configuration's list that lacks it.
+std::vector<PluginOption> enabled_plugins(const SchedulerConfig& config);
 
-/// Sets the switches of `config` from a plugin list: nodeplacement (its gpu/cpu arguments),
-/// gpupack/gpuspread, gpusharingorder, nodeavailability, resourcetype, nominatednode, predicates.
-/// Plugins kaisim always runs (proportion, priority, elastic, ...) stay on.
+/// Takes a configuration's plugin list: the list itself (SchedulerConfig::plugin_list) and the
+/// switches its plugins' arguments set (nodeplacement's gpu/cpu strategy, numa's arguments, ...).
 void apply_plugin_list(SchedulerConfig& config, const std::vector<PluginOption>& plugins);
 
 /// The operator's placement strategy (SchedulingShard placementStrategy): spread for GPUs turns

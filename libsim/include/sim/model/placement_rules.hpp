@@ -7,6 +7,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <stdexcept>
+#include <string_view>
 #include <vector>
 
 namespace sim::model {
@@ -15,7 +17,8 @@ namespace sim::model {
 /// and pod into a fresh cluster state each cycle, and labels never change inside a cycle.
 class Labels {
  public:
-  using Map = std::map<std::string, std::string>;
+  /// Transparent, so a lookup by a literal key makes no temporary string.
+  using Map = std::map<std::string, std::string, std::less<>>;
   using const_iterator = Map::const_iterator;
 
   Labels() = default;
@@ -24,9 +27,13 @@ class Labels {
   const Map& map() const { return map_ ? *map_ : no_labels(); }
   const_iterator begin() const { return map().begin(); }
   const_iterator end() const { return map().end(); }
-  const_iterator find(const std::string& key) const { return map().find(key); }
-  bool contains(const std::string& key) const { return map().contains(key); }
-  const std::string& at(const std::string& key) const { return map().at(key); }
+  const_iterator find(std::string_view key) const { return map().find(key); }
+  bool contains(std::string_view key) const { return map().contains(key); }
+  const std::string& at(std::string_view key) const {
+    auto it = map().find(key);
+    if (it == map().end()) throw std::out_of_range("no label " + std::string(key));
+    return it->second;
+  }
   std::size_t size() const { return map().size(); }
   bool empty() const { return map().empty(); }
 
@@ -49,6 +56,15 @@ struct Toleration {
   std::string key, op = "Equal", value, effect;
   std::optional<std::int64_t> seconds;  ///< tolerationSeconds (NoExecute taints: how long the pod stays)
 };
+
+/// Kubernetes' ToleratesTaint: an empty effect matches every effect; an empty key with Exists
+/// matches every taint.
+inline bool tolerates(const Toleration& t, const Taint& taint) {
+  if (!t.effect.empty() && t.effect != taint.effect) return false;
+  if (t.key.empty() && t.op == "Exists") return true;
+  if (t.key != taint.key) return false;
+  return t.op == "Exists" || t.value == taint.value;
+}
 
 /// One requirement of a node selector term. `op`: In, NotIn, Exists, DoesNotExist, Gt, Lt.
 struct SelectorRequirement {

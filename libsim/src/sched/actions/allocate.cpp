@@ -6,10 +6,7 @@
 #include "sim/sched/actions/actions.hpp"
 #include "sim/sched/framework/job_order.hpp"
 #include "sim/sched/framework/job_queue.hpp"
-#include "sim/sched/plugins/node_fit.hpp"
-#include "sim/sched/plugins/proportion.hpp"
-#include "sched/plugins/dra.hpp"
-#include "sched/plugins/numa.hpp"
+#include "sim/sched/framework/node_fit.hpp"
 
 namespace sim::sched {
 namespace {
@@ -29,7 +26,7 @@ bool allocate_shared_gpu_task(Session& ssn, Statement& stmt, TaskId task_id, Nod
 
 bool allocate_task_to_node(Session& ssn, Statement& stmt, TaskId task_id, NodeId node_id, bool pipeline_only) {
   // GetNumaPlacement: the zones the pod will be charged to (none unless the numa plugin aligns it).
-  numa_admits(ssn, ssn.state.tasks[task_id], ssn.state.nodes[node_id], &ssn.state.tasks[task_id].numa_placement);
+  ssn.numa_placement(ssn.state.tasks[task_id], ssn.state.nodes[node_id], &ssn.state.tasks[task_id].numa_placement);
   const model::Task& task = ssn.state.tasks[task_id];
   if (task.is_fraction_candidate()) return allocate_shared_gpu_task(ssn, stmt, task_id, node_id, pipeline_only);
   const model::Node& node = ssn.state.nodes[node_id];
@@ -43,12 +40,9 @@ bool allocate_task_to_node(Session& ssn, Statement& stmt, TaskId task_id, NodeId
 
 bool allocate_task(Session& ssn, Statement& stmt, const std::vector<NodeId>& nodes, TaskId task, bool pipeline_only,
                    std::vector<std::string>& reasons) {
-  // PrePredicateFn: the dynamicresources plugin's checks of the pod's claims.
-  if (ssn.config.plugins.dynamic_resources) {
-    if (std::string why = dra_pre_filter(ssn, ssn.state.tasks[task]); !why.empty()) {
-      reasons.push_back(std::move(why));
-      return false;
-    }
+  if (std::string why = ssn.pre_predicate(ssn.state.tasks[task]); !why.empty()) {
+    reasons.push_back(std::move(why));
+    return false;
   }
   NodeOrder order = ordered_nodes(ssn, task, nodes);
   for (NodeId node; order.next(node);) {
@@ -149,9 +143,9 @@ class JobPlacement {
   template <class Try>
   bool over_node_sets(const SubgroupScope& scope, const std::vector<TaskId>& tasks, const std::vector<NodeId>& nodes,
                       const Try& attempt) {
-    if (!ssn_.topology || scope.constraint.empty()) return attempt(nodes);
+    if (ssn_.hooks.subset_nodes.empty() || scope.constraint.empty()) return attempt(nodes);
     std::string why;
-    const auto sets = ssn_.topology->subset_nodes(ssn_, view_.id, scope, tasks, nodes, why);
+    const auto sets = ssn_.subset_nodes(view_.id, scope, tasks, nodes, why);
     if (!why.empty() && !pipeline_only_) ssn_.record_fit_error(view_.id, why);
     if (!sets) return false;
     for (const std::vector<NodeId>& ns : *sets) {
@@ -187,10 +181,10 @@ std::vector<NodeId> all_nodes(const Session& ssn) {
 bool allocate_job(Session& ssn, Statement& stmt, const std::vector<NodeId>& nodes, const JobView& view,
                   bool pipeline_only) {
   const JobId job = view.id;
-  if (ssn.topology) ssn.topology->clear_scores();  // PreJobAllocation
+  ssn.pre_job_allocation(job);
   const std::vector<TaskId> tasks = tasks_to_allocate(ssn, view, !pipeline_only);
   if (tasks.empty()) return false;
-  if (CapacityVerdict over = job_over_capacity(ssn, job, tasks)) {
+  if (CapacityVerdict over = ssn.job_over_capacity(job, tasks)) {
     if (!pipeline_only) ssn.record_fit_error(job, *over);
     return false;
   }

@@ -92,7 +92,7 @@ std::vector<TaskId> from_pod_set(const Session& ssn, const JobView& job, std::in
     const model::Task& task = ssn.state.tasks[t];
     if (task.pod_set == p && should_allocate(task, real)) q.push_back(t);
   }
-  std::sort(q.begin(), q.end(), [&](TaskId a, TaskId b) { return task_before(ssn.state.tasks[a], ssn.state.tasks[b]); });
+  std::sort(q.begin(), q.end(), [&](TaskId a, TaskId b) { return ssn.task_before(ssn.state.tasks[a], ssn.state.tasks[b]); });
   const std::int64_t min = job.groups->pod_sets[at(p)].min_available;
   const std::int64_t n = active >= min ? std::min<std::int64_t>(static_cast<std::int64_t>(q.size()), 1) : min - active;
   q.resize(std::min(q.size(), static_cast<std::size_t>(n)));
@@ -133,7 +133,7 @@ std::vector<TaskId> active_reversed(const Session& ssn, const JobView& job, int 
     const model::Task& task = ssn.state.tasks[t];
     if (task.pod_set == p && model::is_active_allocated(task.status)) out.push_back(t);
   }
-  std::sort(out.begin(), out.end(), [&](TaskId a, TaskId b) { return task_before(ssn.state.tasks[b], ssn.state.tasks[a]); });
+  std::sort(out.begin(), out.end(), [&](TaskId a, TaskId b) { return ssn.task_before(ssn.state.tasks[b], ssn.state.tasks[a]); });
   return out;
 }
 

@@ -10,8 +10,6 @@ namespace {
 
 constexpr double kTolerance = 1e-6;
 
-bool close(double a, double b) { return std::abs(a - b) <= kTolerance * std::max({1.0, std::abs(a), std::abs(b)}); }
-
 // Over capacity, counted from the pods on the node rather than from its idle vector (KAI's idle
 // goes below zero for a moment when a pipelined pod is evicted in a simulation). The pods that are
 // neither releasing nor pipelined fit the node, devices included (whole GPUs plus one per shared
@@ -63,32 +61,14 @@ std::vector<std::string> InvariantChecker::violations(const Session& ssn) const 
     const model::Node& node = state.nodes[NodeId(static_cast<NodeId::value_type>(i))];
     if (std::string p = capacity_problem(node); !p.empty()) out.push_back("node " + node.name + ": " + p);
   }
-  IdVector<QueueId, ResourceVec> sums(state.queue_tree.size(), ResourceVec::Zero());
   for (const model::Task& t : state.tasks) {
     for (double portion : {t.gpu.portion, t.accepted_gpu.portion}) {
       if (portion < 0 || portion > 1) out.push_back("pod " + t.key() + ": GPU portion " + std::to_string(portion));
     }
-    // What the proportion plugin counts as allocated: placed pods, and pods pipelined this session
-    // (a pod already Pipelined when the session opened is not counted).
-    const bool pipelined_now = t.status == model::TaskStatus::PIPELINED &&
-                               !(t.id.index() < pipelined_at_open_.size() && pipelined_at_open_[t.id.index()]);
-    if (!t.job.valid() || !(model::is_allocated(t.status) || pipelined_now)) continue;
-    const model::Job& job = state.jobs[t.job];
-    const ResourceVec amount = Session::quantify_accepted(t);
-    for (QueueId q = job.queue; q.valid(); q = state.queue_tree.parent(q)) sums[q] += amount;
   }
-  if (ssn.dra && ssn.dra->held_counts() != DraDevices::count_held(state)) {
-    out.push_back("DRA: the session's held devices differ from those its claims' allocations name");
-  }
-  for (std::size_t i = 0; i < sums.size(); ++i) {
-    const QueueId q(static_cast<QueueId::value_type>(i));
-    for (Resource r : kQuotaResources) {
-      if (!close(ssn.queues[q][r].allocated, at(sums[q], r))) {
-        out.push_back("queue " + state.queue_tree.uid(q) + ": allocated " + std::string(resource_name(r)) + " " +
-                      std::to_string(ssn.queues[q][r].allocated) + ", its pods hold " + std::to_string(at(sums[q], r)));
-      }
-    }
-  }
+  // The plugins' own books (queue sums, DRA devices held).
+  const InvariantContext context{pipelined_at_open_};
+  for (const auto& check : ssn.hooks.invariants) check(ssn, context, out);
   return out;
 }
 

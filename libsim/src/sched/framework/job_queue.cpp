@@ -1,7 +1,5 @@
 #include "sim/sched/framework/job_queue.hpp"
 
-#include "sim/sched/plugins/proportion.hpp"
-
 namespace sim::sched {
 
 struct JobQueue::Node {
@@ -36,7 +34,7 @@ bool JobQueue::node_less(Node* l, Node* r) {
   std::vector<const JobView*> l_victims, r_victims;
   best_job(l, l_job, l_victims);
   best_job(r, r_job, r_victims);
-  const bool less = queue_order(ssn_, l->queue, r->queue, l_job, r_job, l_victims, r_victims) < 0;
+  const bool less = ssn_.queue_before(l->queue, r->queue, l_job, r_job, l_victims, r_victims);
   return victim_mode_ ? !less : less;
 }
 
@@ -96,7 +94,7 @@ void JobQueue::push(JobView view) {
     node->queue = queue;
     node->leaf = true;
     node->jobs = std::make_unique<GoHeap<std::size_t>>([this](const std::size_t& a, const std::size_t& b) {
-      const bool less = job_before(ssn_, *views_[a], *views_[b]);
+      const bool less = ssn_.job_before(*views_[a], *views_[b]);
       return victim_mode_ ? !less : less;
     });
     leaf = node.get();

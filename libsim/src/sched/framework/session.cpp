@@ -4,16 +4,14 @@
 #include <string_view>
 #include <utility>
 
-#include "sched/plugins/dra.hpp"
-#include "sched/plugins/numa.hpp"
-
 #include "sim/core/assert.hpp"
-#include "sim/fairshare/queue_quota.hpp"
-#include "sim/sched/plugins/pod_sums.hpp"
+#include "sim/sched/framework/gang.hpp"
+#include "sim/sched/framework/pod_sums.hpp"
 
 namespace sim::sched {
 
-Session::Session(model::ClusterState& cluster) : state(cluster), config(cluster.config) {
+Session::Session(model::ClusterState& cluster, std::vector<std::unique_ptr<Plugin>> plugins)
+    : state(cluster), config(cluster.config), plugins_(std::move(plugins)) {
   if (!state.jobs_by_name.empty() && state.jobs_by_name.size() == state.jobs.size()) {
     jobs_by_name_ = state.jobs_by_name;
     SIM_ASSERT(std::is_sorted(jobs_by_name_.begin(), jobs_by_name_.end(),
@@ -31,14 +29,14 @@ Session::Session(model::ClusterState& cluster) : state(cluster), config(cluster.
     for (const auto& [name, id] : named) jobs_by_name_.push_back(id);
   }
   // The pods' sums: a caller's that follows the pods from cycle to cycle, else counted now.
-  const model::OpenSums sums = state.open_sums ? std::move(*state.open_sums) : count_open_sums(state);
+  sums_ = state.open_sums ? std::move(*state.open_sums) : count_open_sums(state);
   state.open_sums.reset();
-  any_pod_anti_affinity = sums.any_pod_anti_affinity;
-  any_preferred_pod_affinity = sums.any_preferred_pod_affinity;
-  if (config.plugins.topology) topology.emplace(state);
-  if (config.plugins.dynamic_resources) dra.emplace(state);
-  if (config.plugins.numa) open_numa(*this);
-  open_proportion(sums);
+  may_pend_.assign(state.jobs.size(), 0);
+  for (JobId j : sums_.may_pend) may_pend_[j.index()] = 1;
+  may_stale_.assign(state.jobs.size(), 0);
+  for (JobId j : sums_.may_be_stale) may_stale_[j.index()] = 1;
+  for (const auto& p : plugins_) p->on_session_open(*this);
+  sums_ = {};
 }
 
 ResourceVec Session::quantify_accepted(const model::Task& task) {
@@ -65,31 +63,6 @@ ResourceVec Session::quantify_request(const model::Task& task) {
   return q;
 }
 
-// proportion.go OnSessionOpen: capacity, queue attributes, current usage, then fair share once.
-// The pods' usage is summed exactly (pod_sums.hpp), where KAI adds in the order of its maps.
-void Session::open_proportion(const model::OpenSums& sums) {
-  total = sums.capacity;
-  queues = proportion_queues(state, sums);
-  may_pend_.assign(state.jobs.size(), 0);
-  for (JobId j : sums.may_pend) may_pend_[j.index()] = 1;
-  may_stale_.assign(state.jobs.size(), 0);
-  for (JobId j : sums.may_be_stale) may_stale_[j.index()] = 1;
-}
-
-IdVector<QueueId, fairshare::QueueShares> proportion_queues(const model::ClusterState& state, const model::OpenSums& sums) {
-  IdVector<QueueId, fairshare::QueueShares> queues = open_queue_attributes(state);
-  for (std::size_t i = 0; i < queues.size(); ++i) {
-    const QueueId q(static_cast<QueueId::value_type>(i));
-    for (Resource r : kQuotaResources) {
-      queues[q][r].request = at(sums.queues[q].request, r);
-      queues[q][r].allocated = at(sums.queues[q].allocated, r);
-      queues[q][r].allocated_not_preemptible = at(sums.queues[q].allocated_not_preemptible, r);
-    }
-  }
-  fairshare::compute_fair_shares(state.queue_tree, queues, sums.capacity, state.config.k_value);
-  return queues;
-}
-
 // setTotalResources: schedulable nodes only, minus pods of other schedulers.
 ResourceVec proportion_capacity(const model::ClusterState& state) {
   ResourceVec total = ResourceVec::Zero();
@@ -112,42 +85,102 @@ ResourceVec proportion_capacity(const model::ClusterState& state) {
   return total;
 }
 
-IdVector<QueueId, fairshare::QueueShares> open_queue_attributes(const model::ClusterState& state) {
-  IdVector<QueueId, fairshare::QueueShares> queues(state.queue_tree.size());
-  for (QueueId q : state.queue_tree.level_order()) {
-    queues[q] = fairshare::shares_from_spec(state.queues[q]);
-    // createQueueResourceAttrs: usage by queue UID (= metadata.name); missing means 0.
-    auto usage = state.queue_usage.find(state.queue_tree.uid(q));
-    if (usage == state.queue_usage.end()) continue;
-    for (Resource r : kQuotaResources) queues[q][r].usage = at(usage->second, r);
-  }
-  return queues;
-}
-
 void Session::on_allocate(const model::Task& task) {
-  if (config.plugins.numa && task.node.valid()) numa_charge(state.nodes[task.node], task.numa_placement, -1);
-  const model::Job& job = state.jobs[task.job];
-  const ResourceVec amount = quantify_accepted(task);
-  for (QueueId q = job.queue; q.valid(); q = state.queue_tree.parent(q)) {
-    for (Resource r : kQuotaResources) {
-      queues[q][r].allocated += at(amount, r);
-      if (!job.preemptible) queues[q][r].allocated_not_preemptible += at(amount, r);
-    }
-  }
-  if (config.plugins.dynamic_resources && !task.claims.empty()) dra_allocate(*this, task.id);
+  for (const auto& fn : hooks.on_allocate) fn(*this, task);
 }
 
 void Session::on_deallocate(const model::Task& task) {
-  if (config.plugins.numa && task.node.valid()) numa_charge(state.nodes[task.node], task.numa_placement, +1);
-  const model::Job& job = state.jobs[task.job];
-  const ResourceVec amount = quantify_accepted(task);
-  for (QueueId q = job.queue; q.valid(); q = state.queue_tree.parent(q)) {
-    for (Resource r : kQuotaResources) {
-      queues[q][r].allocated -= at(amount, r);
-      if (!job.preemptible) queues[q][r].allocated_not_preemptible -= at(amount, r);
-    }
+  for (const auto& fn : hooks.on_deallocate) fn(*this, task);
+}
+
+bool Session::queue_before(QueueId left, QueueId right, const JobView* left_job, const JobView* right_job,
+                           const std::vector<const JobView*>& left_victims,
+                           const std::vector<const JobView*>& right_victims) const {
+  for (const auto& fn : hooks.queue_order) {
+    if (const int c = fn(*this, left, right, left_job, right_job, left_victims, right_victims); c != 0) return c < 0;
   }
-  if (config.plugins.dynamic_resources && !task.claims.empty()) dra_deallocate(*this, task.id);
+  const model::QueueSpec& l = state.queues[left];
+  const model::QueueSpec& r = state.queues[right];
+  if (l.created != r.created) return l.created < r.created;
+  return state.queue_tree.uid(left) < state.queue_tree.uid(right);
+}
+
+std::string Session::pre_predicate(const model::Task& task) {
+  for (const auto& fn : hooks.pre_predicates) {
+    if (std::string why = fn(*this, task); !why.empty()) return why;
+  }
+  return {};
+}
+
+bool Session::numa_placement(const model::Task& task, const model::Node& node,
+                             std::vector<model::ZoneAmounts>* placement) const {
+  if (!hooks.numa_placement) {
+    if (placement) placement->clear();
+    return true;
+  }
+  return hooks.numa_placement(*this, task, node, placement);
+}
+
+CapacityVerdict Session::job_over_capacity(JobId job, const std::vector<TaskId>& tasks) const {
+  return hooks.job_over_capacity ? hooks.job_over_capacity(*this, job, tasks) : std::nullopt;
+}
+
+CapacityVerdict Session::non_preemptible_over_quota(JobId job, const std::vector<TaskId>& tasks) const {
+  return hooks.non_preemptible_over_quota ? hooks.non_preemptible_over_quota(*this, job, tasks) : std::nullopt;
+}
+
+CapacityVerdict Session::task_on_node_over_capacity(TaskId task, NodeId node) const {
+  return hooks.task_on_node_over_capacity ? hooks.task_on_node_over_capacity(*this, task, node) : std::nullopt;
+}
+
+bool Session::can_reclaim_resources(const JobView& reclaimer) const {
+  return hooks.can_reclaim_resources && hooks.can_reclaim_resources(*this, reclaimer);
+}
+
+void Session::on_job_solution_start() const {
+  for (const auto& fn : hooks.on_job_solution_start) fn(*this);
+}
+
+bool Session::reclaim_victim_allowed(const JobView& reclaimer, const ResourceVec& reclaimer_request,
+                                     JobId victim) const {
+  return std::all_of(hooks.reclaim_victim_filters.begin(), hooks.reclaim_victim_filters.end(),
+                     [&](const auto& fn) { return fn(*this, reclaimer, reclaimer_request, victim); });
+}
+
+bool Session::reclaim_scenario_valid(const Scenario& scenario) const {
+  return std::all_of(hooks.reclaim_scenario_validators.begin(), hooks.reclaim_scenario_validators.end(),
+                     [&](const auto& fn) { return fn(*this, scenario); });
+}
+
+bool Session::preempt_victim_allowed(const JobView& preemptor, JobId victim) const {
+  return std::all_of(hooks.preempt_victim_filters.begin(), hooks.preempt_victim_filters.end(),
+                     [&](const auto& fn) { return fn(*this, preemptor, victim); });
+}
+
+bool Session::preempt_scenario_valid(const Scenario& scenario) const {
+  return std::all_of(hooks.preempt_scenario_validators.begin(), hooks.preempt_scenario_validators.end(),
+                     [&](const auto& fn) { return fn(*this, scenario); });
+}
+
+std::optional<std::vector<std::vector<NodeId>>> Session::subset_nodes(JobId job, const SubgroupScope& scope,
+                                                                      const std::vector<TaskId>& tasks,
+                                                                      const std::vector<NodeId>& nodes,
+                                                                      std::string& why) const {
+  std::vector<std::vector<NodeId>> sets{nodes};
+  for (const auto& fn : hooks.subset_nodes) {
+    std::vector<std::vector<NodeId>> next;
+    for (const std::vector<NodeId>& set : sets) {
+      auto split = fn(*this, job, scope, tasks, set, why);
+      if (!split) return std::nullopt;
+      next.insert(next.end(), std::make_move_iterator(split->begin()), std::make_move_iterator(split->end()));
+    }
+    sets = std::move(next);
+  }
+  return sets;
+}
+
+void Session::pre_job_allocation(JobId job) const {
+  for (const auto& fn : hooks.pre_job_allocation) fn(*this, job);
 }
 
 const std::vector<std::uint32_t>& Session::node_name_ranks() {
@@ -169,6 +202,19 @@ std::string Session::new_gpu_group_id(const model::Node& node) {
 void Session::record_fit_error(JobId job, std::string message) {
   auto& errors = fit_errors[job];
   if (std::find(errors.begin(), errors.end(), message) == errors.end()) errors.push_back(std::move(message));
+}
+
+std::unique_ptr<Plugin> PluginRegistry::build(const model::PluginOption& option) const {
+  auto it = builders_.find(option.name);
+  return it == builders_.end() ? nullptr : it->second(option);
+}
+
+std::vector<std::unique_ptr<Plugin>> PluginRegistry::build_all(const std::vector<model::PluginOption>& list) const {
+  std::vector<std::unique_ptr<Plugin>> plugins;
+  for (const model::PluginOption& option : list) {
+    if (auto p = build(option)) plugins.push_back(std::move(p));
+  }
+  return plugins;
 }
 
 }  // namespace sim::sched

@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 
+#include "builders.hpp"
 #include "device_selector.hpp"
 
 namespace sim::sched {
@@ -31,8 +32,9 @@ const model::DeviceClass* find_class(const Session& ssn, const std::string& name
 // plenty for real nodes); giving up counts as no fit.
 class DeviceSearch {
  public:
-  DeviceSearch(const Session& ssn, const model::Node& node, const std::vector<const ResourceClaim*>& claims)
-      : devices_(*ssn.dra), reachable_(ssn.dra->on(node)) {
+  DeviceSearch(const Session& ssn, const DraDevices& devices, const model::Node& node,
+               const std::vector<const ResourceClaim*>& claims)
+      : devices_(devices), reachable_(devices.on(node)) {
     for (std::size_t c = 0; c < claims.size(); ++c) {
       for (const model::DraRequest& r : claims[c]->requests) {
         if (!r.refused.empty()) {
@@ -180,7 +182,7 @@ std::string dra_pre_filter(const Session& ssn, const model::Task& task) {
   return {};
 }
 
-std::string dra_filter(const Session& ssn, const model::Task& task, const model::Node& node) {
+std::string dra_filter(const Session& ssn, const DraDevices& devices, const model::Task& task, const model::Node& node) {
   std::vector<const ResourceClaim*> to_allocate;
   for (const model::PodClaim& pc : task.claims) {
     if (pc.claim < 0) return "failed to get resource claim " + task.ns + "/" + pc.claim_name;
@@ -194,14 +196,14 @@ std::string dra_filter(const Session& ssn, const model::Task& task, const model:
     to_allocate.push_back(&claim);
   }
   if (to_allocate.empty()) return {};
-  DeviceSearch search(ssn, node, to_allocate);
+  DeviceSearch search(ssn, devices, node, to_allocate);
   if (!search.run()) {
     return "cannot allocate DRA claims on node " + node.name + (search.error().empty() ? "" : ": " + search.error());
   }
   return {};
 }
 
-void dra_allocate(Session& ssn, TaskId id) {
+void dra_allocate(Session& ssn, DraDevices& devices, TaskId id) {
   model::Task& task = ssn.state.tasks[id];
   if (task.claims.empty() || !task.node.valid()) return;
   const model::Node& node = ssn.state.nodes[task.node];
@@ -213,7 +215,7 @@ void dra_allocate(Session& ssn, TaskId id) {
     auto memory = task.claim_memory.find(pc.name);
     if (memory != task.claim_memory.end() && memory->second) allocation = memory->second;
     if (!allocation) {
-      const auto found = DeviceSearch(ssn, node, {&claim}).run();
+      const auto found = DeviceSearch(ssn, devices, node, {&claim}).run();
       if (!found) continue;  // KAI logs the failure and leaves the claim as it was
       allocation = model::DraAllocation{found->front().first, found->front().second ? node.name : std::string()};
     }
@@ -221,18 +223,18 @@ void dra_allocate(Session& ssn, TaskId id) {
     if (std::find(claim.reserved_for.begin(), claim.reserved_for.end(), task.uid) == claim.reserved_for.end()) {
       claim.reserved_for.push_back(task.uid);  // UpsertReservedFor
     }
-    ssn.dra->set_allocation(claim, allocation);
+    devices.set_allocation(claim, allocation);
     task.claim_memory[pc.name] = claim.allocation;
   }
 }
 
-void dra_deallocate(Session& ssn, TaskId id) {
+void dra_deallocate(Session& ssn, DraDevices& devices, TaskId id) {
   model::Task& task = ssn.state.tasks[id];
   for (const model::PodClaim& pc : task.claims) {
     if (pc.claim < 0) continue;
     ResourceClaim& claim = ssn.state.claims[static_cast<std::size_t>(pc.claim)];
     std::erase(claim.reserved_for, task.uid);  // RemoveReservedFor
-    if (claim.reserved_for.empty()) ssn.dra->set_allocation(claim, std::nullopt);
+    if (claim.reserved_for.empty()) devices.set_allocation(claim, std::nullopt);
     auto memory = task.claim_memory.find(pc.name);
     if (memory != task.claim_memory.end()) memory->second = claim.allocation;
   }
@@ -272,5 +274,36 @@ void DraDevices::set_allocation(ResourceClaim& claim, std::optional<model::DraAl
     for (const DraDevice& d : claim.allocation->devices) ++held_[{d.driver, d.pool, d.name}];
   }
 }
+
+void DynamicResourcesPlugin::on_session_open(Session& ssn) {
+  devices_.emplace(ssn.state);
+  ssn.hooks.pre_predicates.push_back([](Session& s, const model::Task& task) { return dra_pre_filter(s, task); });
+  ssn.hooks.predicates.push_back([this](Session& s, TaskId id, NodeId node, std::string* why) {
+    const model::Task& task = s.state.tasks[id];
+    if (task.claims.empty()) return true;
+    std::string reason = dra_filter(s, *devices_, task, s.state.nodes[node]);
+    if (reason.empty()) return true;
+    if (why) *why = std::move(reason);
+    return false;
+  });
+  // The allocate and deallocate event handlers: reserve or release the pod's claims.
+  ssn.hooks.on_allocate.push_back([this](Session& s, const model::Task& task) {
+    if (!task.claims.empty()) dra_allocate(s, *devices_, task.id);
+  });
+  ssn.hooks.on_deallocate.push_back([this](Session& s, const model::Task& task) {
+    if (!task.claims.empty()) dra_deallocate(s, *devices_, task.id);
+  });
+  ssn.hooks.invariants.push_back([this](const Session& s, const InvariantContext&, std::vector<std::string>& out) {
+    if (devices_->held_counts() != DraDevices::count_held(s.state)) {
+      out.push_back("DRA: the session's held devices differ from those its claims' allocations name");
+    }
+  });
+}
+
+namespace plugins {
+std::unique_ptr<Plugin> make_dynamicresources(const model::PluginOption&) {
+  return std::make_unique<DynamicResourcesPlugin>();
+}
+}  // namespace plugins
 
 }  // namespace sim::sched

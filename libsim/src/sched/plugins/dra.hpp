@@ -7,6 +7,7 @@
 #include <string>
 
 #include "sim/sched/framework/session.hpp"
+#include "sim/sched/plugins/dra_devices.hpp"
 
 namespace sim::sched {
 
@@ -14,11 +15,11 @@ namespace sim::sched {
 std::string dra_pre_filter(const Session& ssn, const model::Task& task);
 
 /// filter: why the pod's claims cannot be met on `node`, or empty.
-std::string dra_filter(const Session& ssn, const model::Task& task, const model::Node& node);
+std::string dra_filter(const Session& ssn, const DraDevices& devices, const model::Task& task, const model::Node& node);
 
 /// The allocate and deallocate event handlers: reserve the pod's claims (allocating devices on its
 /// node when a claim has none) or release them (a claim nobody holds loses its devices).
-void dra_allocate(Session& ssn, TaskId task);
-void dra_deallocate(Session& ssn, TaskId task);
+void dra_allocate(Session& ssn, DraDevices& devices, TaskId task);
+void dra_deallocate(Session& ssn, DraDevices& devices, TaskId task);
 
 }  // namespace sim::sched

@@ -3,6 +3,10 @@
 
 #include "numa.hpp"
 
+#include "builders.hpp"
+
+
+
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -218,4 +222,33 @@ void open_numa(Session& ssn) {
   }
 }
 
+namespace plugins {
+namespace {
+
+class Numa final : public Plugin {
+ public:
+  std::string_view name() const override { return "numa"; }
+  void on_session_open(Session& ssn) override {
+    open_numa(ssn);
+    ssn.hooks.numa_placement = numa_admits;
+    ssn.hooks.predicates.push_back([](Session& s, TaskId task, NodeId node, std::string* why) {
+      if (numa_admits(s, s.state.tasks[task], s.state.nodes[node], nullptr)) return true;
+      if (why) *why = kNumaFitError;
+      return false;
+    });
+    // The allocate (-1) and deallocate (+1) event handlers: charge or credit the placement.
+    ssn.hooks.on_allocate.push_back([](Session& s, const model::Task& task) {
+      if (task.node.valid()) numa_charge(s.state.nodes[task.node], task.numa_placement, -1);
+    });
+    ssn.hooks.on_deallocate.push_back([](Session& s, const model::Task& task) {
+      if (task.node.valid()) numa_charge(s.state.nodes[task.node], task.numa_placement, +1);
+    });
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Plugin> make_numa(const model::PluginOption&) { return std::make_unique<Numa>(); }
+
+}  // namespace plugins
 }  // namespace sim::sched

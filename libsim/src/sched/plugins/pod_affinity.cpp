@@ -1,8 +1,11 @@
 #include "pod_affinity.hpp"
 
 #include <algorithm>
+#include <unordered_set>
 
+#include "builders.hpp"
 #include "label_match.hpp"
+#include "scores.hpp"
 
 namespace sim::sched {
 namespace {
@@ -41,10 +44,11 @@ bool affinity_satisfied(const model::Task& task, const model::Node& node, const 
 
 }  // namespace
 
-std::string pod_affinity_filter(const Session& ssn, const model::Task& task, const model::Node& node) {
+std::string pod_affinity_filter(const Session& ssn, const model::Task& task, const model::Node& node,
+                                bool any_pod_anti_affinity) {
   const auto& affinity = task.placement.pod_affinity;
   const auto& anti = task.placement.pod_anti_affinity;
-  if (affinity.empty() && anti.empty() && !ssn.any_pod_anti_affinity) return {};  // nothing to check
+  if (affinity.empty() && anti.empty() && !any_pod_anti_affinity) return {};  // nothing to check
   bool affinity_pods_exist = false;                  // some pod matches all affinity terms anywhere
   std::vector<bool> affinity_met(affinity.size(), false);  // per term: such a pod in the node's domain
   bool anti_conflict = false, existing_conflict = false;
@@ -83,11 +87,12 @@ std::string pod_affinity_filter(const Session& ssn, const model::Task& task, con
 }
 
 // scoring.go PreScore / processExistingPod. Pods on nodes without labels count for nothing.
-PreferredAffinityScores PreferredAffinityScores::prescore(const Session& ssn, const model::Task& task) {
+PreferredAffinityScores PreferredAffinityScores::prescore(const Session& ssn, const model::Task& task,
+                                                          bool any_preferred_pod_affinity) {
   PreferredAffinityScores out;
   const auto& affinity = task.placement.preferred_pod_affinity;
   const auto& anti = task.placement.preferred_pod_anti_affinity;
-  if (affinity.empty() && anti.empty() && !ssn.any_preferred_pod_affinity) return out;  // no term anywhere
+  if (affinity.empty() && anti.empty() && !any_preferred_pod_affinity) return out;  // no term anywhere
   for (const model::Task& other : ssn.state.tasks) {
     if (other.id == task.id || !other.node.valid() || !model::is_active_used(other.status)) continue;
     const model::Node& where = ssn.state.nodes[other.node];
@@ -119,4 +124,37 @@ std::int64_t PreferredAffinityScores::score(const model::Node& node) const {
   return sum;
 }
 
+namespace plugins {
+namespace {
+
+// The podaffinity plugin (plugins/podaffinity/podaffinity.go): the preferred terms' weights as
+// node scores, PreScore once per ordering (NodePreOrderFn); a task whose PreScore skipped once
+// scores 0 from then on (skipOrderFn).
+class PodAffinity final : public Plugin, public NodeScorer {
+ public:
+  std::string_view name() const override { return "podaffinity"; }
+  void on_session_open(Session& ssn) override {
+    any_preferred_ = ssn.open_sums().any_preferred_pod_affinity;
+    ssn.hooks.node_scorers.push_back(this);
+  }
+  void score(Session& ssn, TaskId task, const std::vector<NodeId>& nodes, std::vector<double>& scores,
+             std::vector<char>&) override {
+    const PreferredAffinityScores affinity = PreferredAffinityScores::prescore(ssn, ssn.state.tasks[task], any_preferred_);
+    if (affinity.skip()) skipped_.insert(task);
+    if (skipped_.contains(task)) return;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      scores[i] += kK8sPlugins * static_cast<double>(affinity.score(ssn.state.nodes[nodes[i]]));
+    }
+  }
+
+ private:
+  bool any_preferred_ = false;
+  std::unordered_set<TaskId> skipped_;
+};
+
+}  // namespace
+
+std::unique_ptr<Plugin> make_podaffinity(const model::PluginOption&) { return std::make_unique<PodAffinity>(); }
+
+}  // namespace plugins
 }  // namespace sim::sched

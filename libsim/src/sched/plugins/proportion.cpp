@@ -7,7 +7,10 @@
 #include <unordered_map>
 #include <sstream>
 
+#include "builders.hpp"
 #include "sim/core/go_json.hpp"
+#include "sim/fairshare/queue_quota.hpp"
+#include "sim/sched/framework/scenario.hpp"
 #include "sim/sched/framework/job_order.hpp"
 
 namespace sim::sched {
@@ -16,6 +19,7 @@ namespace {
 constexpr double kNoFairShareDrfMultiplier = 1000;
 
 using fairshare::QueueShares;
+using Shares = IdVector<QueueId, QueueShares>;
 
 ResourceVec allocated_of(const QueueShares& q) {
   ResourceVec v = ResourceVec::Zero();
@@ -99,13 +103,13 @@ int sign(bool left_first) { return left_first ? -1 : 1; }
 
 std::string number(double v) { return go_json_number(v); }
 
-CapacityVerdict check_capacity(const Session& ssn, JobId job_id, const ResourceVec& requested, bool limits,
-                               bool quota) {
+CapacityVerdict check_capacity(const Session& ssn, const Shares& queues, JobId job_id, const ResourceVec& requested,
+                               bool limits, bool quota) {
   const model::Job& job = ssn.state.jobs[job_id];
   if (limits) {
     for (QueueId q = job.queue; q.valid(); q = ssn.state.queue_tree.parent(q)) {
       for (Resource r : kQuotaResources) {
-        const auto& s = ssn.queues[q][r];
+        const auto& s = queues[q][r];
         const double want = at(requested, r);
         if (s.max_allowed == kUnlimited || want == 0) continue;
         if (s.max_allowed < s.allocated + want) {
@@ -119,7 +123,7 @@ CapacityVerdict check_capacity(const Session& ssn, JobId job_id, const ResourceV
   if (quota && !job.preemptible) {
     for (QueueId q = job.queue; q.valid(); q = ssn.state.queue_tree.parent(q)) {
       for (Resource r : kQuotaResources) {
-        const auto& s = ssn.queues[q][r];
+        const auto& s = queues[q][r];
         const double want = at(requested, r);
         if (s.deserved == kUnlimited || want == 0) continue;
         if (s.deserved < s.allocated_not_preemptible + want) {
@@ -150,13 +154,12 @@ ResourceVec required_quota(const Session& ssn, const std::vector<TaskId>& tasks)
   return q;
 }
 
-}  // namespace
-
-int queue_order(const Session& ssn, QueueId left, QueueId right, const JobView* left_job,
-                const JobView* right_job, const std::vector<const JobView*>& left_victims,
+// GetQueueOrderResult: negative = `left` first, positive = `right` first (never 0).
+int queue_order(const Session& ssn, const Shares& queues, const ResourceVec& total, QueueId left, QueueId right,
+                const JobView* left_job, const JobView* right_job, const std::vector<const JobView*>& left_victims,
                 const std::vector<const JobView*>& right_victims) {
-  const QueueShares& l = ssn.queues[left];
-  const QueueShares& r = ssn.queues[right];
+  const QueueShares& l = queues[left];
+  const QueueShares& r = queues[right];
 
   const bool l_over = over_fair_share(l), r_over = over_fair_share(r);
   if (l_over != r_over) return sign(!l_over);
@@ -181,15 +184,15 @@ int queue_order(const Session& ssn, QueueId left, QueueId right, const JobView* 
   auto share_with_job = [&](const QueueShares& q, const ResourceVec& init, const std::vector<const JobView*>& victims) {
     ResourceVec a = allocated_of(q) + init;
     for (const JobView* v : victims) a -= job_allocated(ssn, *v);
-    return dominant_share(q, a, ssn.total);
+    return dominant_share(q, a, total);
   };
   const double l_share = share_with_job(l, l_init, left_victims);
   const double r_share = share_with_job(r, r_init, right_victims);
   if (l_share < r_share) return -1;
   if (l_share > r_share) return 1;
 
-  const double l_plain = dominant_share(l, allocated_of(l), ssn.total);
-  const double r_plain = dominant_share(r, allocated_of(r), ssn.total);
+  const double l_plain = dominant_share(l, allocated_of(l), total);
+  const double r_plain = dominant_share(r, allocated_of(r), total);
   if (l_plain < r_plain) return -1;
   if (l_plain > r_plain) return 1;
 
@@ -202,31 +205,36 @@ int queue_order(const Session& ssn, QueueId left, QueueId right, const JobView* 
   return l.created < r.created ? -1 : 1;
 }
 
-CapacityVerdict job_over_capacity(const Session& ssn, JobId job, const std::vector<TaskId>& tasks) {
-  return check_capacity(ssn, job, required_quota(ssn, tasks), true, true);
+// IsJobOverQueueCapacity: limit at every level, and for non-preemptible jobs quota at every
+// level, for the given tasks (GPU memory converted with the largest node GPU memory).
+CapacityVerdict job_over_capacity(const Session& ssn, const Shares& queues, JobId job, const std::vector<TaskId>& tasks) {
+  return check_capacity(ssn, queues, job, required_quota(ssn, tasks), true, true);
 }
 
-CapacityVerdict non_preemptible_over_quota(const Session& ssn, JobId job, const std::vector<TaskId>& tasks) {
-  return check_capacity(ssn, job, required_quota(ssn, tasks), false, true);
+// IsNonPreemptibleJobOverQuota: only the non-preemptible quota rule.
+CapacityVerdict non_preemptible_over_quota(const Session& ssn, const Shares& queues, JobId job,
+                                           const std::vector<TaskId>& tasks) {
+  return check_capacity(ssn, queues, job, required_quota(ssn, tasks), false, true);
 }
 
-CapacityVerdict task_on_node_over_capacity(const Session& ssn, TaskId task, NodeId node) {
+// IsTaskAllocationOnNodeOverCapacity: both rules with the task's GPU need on that node.
+CapacityVerdict task_on_node_over_capacity(const Session& ssn, const Shares& queues, TaskId task, NodeId node) {
   const ResourceVec init = ssn.state.nodes[node].required_init_quota(ssn.state.tasks[task]);
   ResourceVec requested = ResourceVec::Zero();
   for (Resource r : kQuotaResources) at(requested, r) = at(init, r);
-  return check_capacity(ssn, ssn.state.tasks[task].job, requested, true, true);
+  return check_capacity(ssn, queues, ssn.state.tasks[task].job, requested, true, true);
 }
 
-bool can_reclaim_resources(const Session& ssn, const JobView& reclaimer) {
+// CanReclaimResources: the reclaimer's leaf queue stays within its fair share with the job's next
+// tasks (and, if non-preemptible, within quota).
+bool can_reclaim_resources(const Session& ssn, const Shares& queues, const JobView& reclaimer) {
   const model::Job& job = ssn.state.jobs[reclaimer.id];
-  const QueueShares& q = ssn.queues[job.queue];
+  const QueueShares& q = queues[job.queue];
   const ResourceVec init = tasks_to_allocate_quantities(ssn, reclaimer);
   if (!less_equal_quantities(allocated_of(q) + init, fair_share_of(q))) return false;
   if (job.preemptible) return true;
   return less_equal_quantities(non_preemptible_of(q) + init, deserved_of(q));
 }
-
-namespace {
 
 // getLeveledQueues: the two queues where the root-to-leaf paths first differ.
 std::pair<QueueId, QueueId> leveled_queues(const model::QueueTree& tree, QueueId reclaimer, QueueId victim) {
@@ -264,15 +272,15 @@ double saturation(double allocated, double fair_share) {
   return allocated / fair_share;
 }
 
-}  // namespace
-
-bool reclaim_victim_allowed(const Session& ssn, const JobView& reclaimer, const ResourceVec& request,
-                            JobId victim) {
+// FilterVictim (reclaimable/filter_victims.go): may `victim`'s queue give resources to the
+// reclaimer, judged at the first level where their queue paths part.
+bool reclaim_victim_allowed(const Session& ssn, const Shares& queues, const JobView& reclaimer,
+                            const ResourceVec& request, JobId victim) {
   const auto [rl, vl] = leveled_queues(ssn.state.queue_tree, ssn.state.jobs[reclaimer.id].queue,
                                        ssn.state.jobs[victim].queue);
   if (!rl.valid() || !vl.valid()) return true;
-  const QueueShares& v = ssn.queues[vl];
-  if (!reclaimer_fits_deserved(ssn.queues[rl], request)) return fits_maintain_fair_share(v, allocated_of(v));
+  const QueueShares& v = queues[vl];
+  if (!reclaimer_fits_deserved(queues[rl], request)) return fits_maintain_fair_share(v, allocated_of(v));
   // canBeDeservedQuotaReclaimCandidate, over the resources the reclaimer asks for.
   const std::array<bool, 3> asked = involved(request);
   bool under_deserved = false;
@@ -284,9 +292,12 @@ bool reclaim_victim_allowed(const Session& ssn, const JobView& reclaimer, const 
   return !under_deserved;
 }
 
-bool reclaim_scenario_valid(const Session& ssn, const IdVector<QueueId, fairshare::QueueShares>& queues,
-                            const JobView& reclaimer, const ResourceVec& request,
-                            const std::vector<std::pair<JobId, std::vector<TaskId>>>& victims) {
+// One reclaim scenario's verdict (reclaimable.go Reclaimable): every victim unit must keep the
+// victim side above its fair share or take it from above its quota while the reclaimer is within
+// quota, and the reclaimer side must not end more saturated than the siblings it took from.
+// `queues` is the queue state cloned when this reclaimer's attempt started.
+bool reclaim_scenario_valid(const Session& ssn, const Shares& queues, const JobView& reclaimer,
+                            const ResourceVec& request, const std::vector<std::pair<JobId, std::vector<TaskId>>>& victims) {
   const model::QueueTree& tree = ssn.state.queue_tree;
   const QueueId reclaimer_queue = ssn.state.jobs[reclaimer.id].queue;
 
@@ -384,5 +395,122 @@ bool reclaim_scenario_valid(const Session& ssn, const IdVector<QueueId, fairshar
   }
   return true;
 }
+
+}  // namespace
+
+// proportion.go OnSessionOpen: capacity, queue attributes, current usage, then fair share once.
+// The pods' usage is summed exactly (pod_sums.hpp), where KAI adds in the order of its maps.
+void ProportionPlugin::on_session_open(Session& ssn) {
+  const model::OpenSums& sums = ssn.open_sums();
+  total = sums.capacity;
+  queues = proportion_queues(ssn.state, sums);
+  SessionHooks& h = ssn.hooks;
+  // AllocateFunc / DeallocateFunc: the task's accepted resources added to (or taken from) its
+  // queue and every ancestor.
+  auto charge = [this](const Session& s, const model::Task& task, double sign) {
+    const model::Job& job = s.state.jobs[task.job];
+    const ResourceVec amount = Session::quantify_accepted(task);
+    for (QueueId q = job.queue; q.valid(); q = s.state.queue_tree.parent(q)) {
+      for (Resource r : kQuotaResources) {
+        queues[q][r].allocated += sign * at(amount, r);
+        if (!job.preemptible) queues[q][r].allocated_not_preemptible += sign * at(amount, r);
+      }
+    }
+  };
+  h.on_allocate.push_back([charge](Session& s, const model::Task& task) { charge(s, task, 1); });
+  h.on_deallocate.push_back([charge](Session& s, const model::Task& task) { charge(s, task, -1); });
+  h.queue_order.push_back([this](const Session& s, QueueId l, QueueId r, const JobView* lj, const JobView* rj,
+                                 const std::vector<const JobView*>& lv, const std::vector<const JobView*>& rv) {
+    return queue_order(s, queues, total, l, r, lj, rj, lv, rv);
+  });
+  h.job_over_capacity = [this](const Session& s, JobId job, const std::vector<TaskId>& tasks) {
+    return sched::job_over_capacity(s, queues, job, tasks);
+  };
+  h.non_preemptible_over_quota = [this](const Session& s, JobId job, const std::vector<TaskId>& tasks) {
+    return sched::non_preemptible_over_quota(s, queues, job, tasks);
+  };
+  h.task_on_node_over_capacity = [this](const Session& s, TaskId task, NodeId node) {
+    return sched::task_on_node_over_capacity(s, queues, task, node);
+  };
+  h.can_reclaim_resources = [this](const Session& s, const JobView& job) {
+    return sched::can_reclaim_resources(s, queues, job);
+  };
+  // OnJobSolutionStartFn: the reclaim validator judges against the queues as they were when the
+  // victim search of this job started.
+  h.on_job_solution_start.push_back([this](const Session&) { at_solution_start_ = queues; });
+  h.reclaim_victim_filters.push_back(
+      [this](const Session& s, const JobView& reclaimer, const ResourceVec& request, JobId victim) {
+        return reclaim_victim_allowed(s, queues, reclaimer, request, victim);
+      });
+  h.reclaim_scenario_validators.push_back([this](const Session& s, const Scenario& sc) {
+    ResourceVec request = ResourceVec::Zero();
+    for (TaskId t : sc.pending) request += request_quantities(s.state.tasks[t], s.state.min_node_gpu_memory_mib);
+    return reclaim_scenario_valid(s, at_solution_start_, sc.preemptor, request, sc.victims);
+  });
+  h.invariants.push_back([this](const Session& s, const InvariantContext& context, std::vector<std::string>& out) {
+    check_queue_sums(s, context, out);
+  });
+}
+
+// What the plugin counts as allocated: placed pods, and pods pipelined this session (a pod
+// already Pipelined when the session opened is not counted).
+void ProportionPlugin::check_queue_sums(const Session& ssn, const InvariantContext& context,
+                                        std::vector<std::string>& out) const {
+  const model::ClusterState& state = ssn.state;
+  IdVector<QueueId, ResourceVec> sums(state.queue_tree.size(), ResourceVec::Zero());
+  for (const model::Task& t : state.tasks) {
+    const bool pipelined_now = t.status == model::TaskStatus::PIPELINED &&
+                               !(t.id.index() < context.pipelined_at_open.size() && context.pipelined_at_open[t.id.index()]);
+    if (!t.job.valid() || !(model::is_allocated(t.status) || pipelined_now)) continue;
+    const model::Job& job = state.jobs[t.job];
+    const ResourceVec amount = Session::quantify_accepted(t);
+    for (QueueId q = job.queue; q.valid(); q = state.queue_tree.parent(q)) sums[q] += amount;
+  }
+  auto close = [](double a, double b) { return std::abs(a - b) <= 1e-6 * std::max({1.0, std::abs(a), std::abs(b)}); };
+  for (std::size_t i = 0; i < sums.size(); ++i) {
+    const QueueId q(static_cast<QueueId::value_type>(i));
+    for (Resource r : kQuotaResources) {
+      if (!close(queues[q][r].allocated, at(sums[q], r))) {
+        out.push_back("queue " + state.queue_tree.uid(q) + ": allocated " + std::string(resource_name(r)) + " " +
+                      std::to_string(queues[q][r].allocated) + ", its pods hold " + std::to_string(at(sums[q], r)));
+      }
+    }
+  }
+}
+
+IdVector<QueueId, fairshare::QueueShares> proportion_queues(const model::ClusterState& state, const model::OpenSums& sums) {
+  IdVector<QueueId, fairshare::QueueShares> queues = open_queue_attributes(state);
+  for (std::size_t i = 0; i < queues.size(); ++i) {
+    const QueueId q(static_cast<QueueId::value_type>(i));
+    for (Resource r : kQuotaResources) {
+      queues[q][r].request = at(sums.queues[q].request, r);
+      queues[q][r].allocated = at(sums.queues[q].allocated, r);
+      queues[q][r].allocated_not_preemptible = at(sums.queues[q].allocated_not_preemptible, r);
+    }
+  }
+  fairshare::compute_fair_shares(state.queue_tree, queues, sums.capacity, state.config.k_value);
+  return queues;
+}
+
+IdVector<QueueId, fairshare::QueueShares> open_queue_attributes(const model::ClusterState& state) {
+  IdVector<QueueId, fairshare::QueueShares> queues(state.queue_tree.size());
+  for (QueueId q : state.queue_tree.level_order()) {
+    queues[q] = fairshare::shares_from_spec(state.queues[q]);
+    // createQueueResourceAttrs: usage by queue UID (= metadata.name); missing means 0.
+    auto usage = state.queue_usage.find(state.queue_tree.uid(q));
+    if (usage == state.queue_usage.end()) continue;
+    for (Resource r : kQuotaResources) queues[q][r].usage = at(usage->second, r);
+  }
+  return queues;
+}
+
+const IdVector<QueueId, fairshare::QueueShares>* queue_shares(const Session& ssn) {
+  const ProportionPlugin* p = ssn.plugin<ProportionPlugin>();
+  return p ? &p->queues : nullptr;
+}
+
+namespace plugins {
+std::unique_ptr<Plugin> make_proportion(const model::PluginOption&) { return std::make_unique<ProportionPlugin>(); }
+}  // namespace plugins
 
 }  // namespace sim::sched

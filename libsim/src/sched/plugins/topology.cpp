@@ -9,6 +9,7 @@
 #include <limits>
 #include <tuple>
 
+#include "builders.hpp"
 #include "sim/sched/framework/session.hpp"
 
 namespace sim::sched {
@@ -120,9 +121,15 @@ int TopologyPlugin::Tree::depth_of(const std::string& level) const {
   return it == levels.end() ? -1 : static_cast<int>(it - levels.begin()) + 1;
 }
 
-TopologyPlugin::TopologyPlugin(const model::ClusterState& state) {
+void TopologyPlugin::on_session_open(Session& ssn) {
+  ssn.hooks.subset_nodes.push_back([this](const Session& s, JobId job, const SubgroupScope& scope,
+                                          const std::vector<TaskId>& tasks, const std::vector<NodeId>& nodes,
+                                          std::string& why) { return subset_nodes(s, job, scope, tasks, nodes, why); });
+  ssn.hooks.pre_job_allocation.push_back([this](const Session&, JobId) { clear_scores(); });
+  ssn.hooks.node_scorers.push_back(this);
   // initializeTopologyTree. KAI adds nodes in Go map order, which only decides the order of
   // children that are never sorted; kaisim adds them by name.
+  const model::ClusterState& state = ssn.state;
   if (state.topologies.empty()) return;
   std::vector<NodeId> by_name;
   for (std::size_t i = 0; i < state.nodes.size(); ++i) by_name.emplace_back(static_cast<NodeId::value_type>(i));
@@ -394,5 +401,23 @@ std::optional<double> TopologyPlugin::node_score(const Session& ssn, const model
   if (score == found->second.end()) return std::nullopt;
   return score->second;
 }
+
+void TopologyPlugin::score(Session& ssn, TaskId task_id, const std::vector<NodeId>& nodes, std::vector<double>& scores,
+                           std::vector<char>& dropped) {
+  if (scores_.empty()) return;  // no preferred level in this job: every node scores 0
+  const model::Task& task = ssn.state.tasks[task_id];
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const std::optional<double> s = node_score(ssn, task, nodes[i]);
+    if (s) {
+      scores[i] += *s;
+    } else {
+      dropped[i] = 1;  // scoring failed: KAI leaves the node out (session.go scoreNodes)
+    }
+  }
+}
+
+namespace plugins {
+std::unique_ptr<Plugin> make_topology(const model::PluginOption&) { return std::make_unique<TopologyPlugin>(); }
+}  // namespace plugins
 
 }  // namespace sim::sched

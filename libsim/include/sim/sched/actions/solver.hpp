@@ -12,30 +12,10 @@
 #include <vector>
 
 #include "sim/sched/framework/job_queue.hpp"
+#include "sim/sched/framework/scenario.hpp"
 #include "sim/sched/framework/statement.hpp"
 
 namespace sim::sched {
-
-/// One candidate set of victims for one probe (scenario/base_scenario.go, by_node_scenario.go).
-struct Scenario {
-  JobView preemptor;                 ///< the probe's partial job
-  std::vector<TaskId> pending;       ///< the pods to place
-  std::vector<JobView> recorded_jobs;  ///< victims of the last solved probe (forced in)
-  std::vector<TaskId> recorded_tasks;
-  std::vector<TaskId> potential;     ///< victims added by this scenario, in order
-  /// Victim pods per job, in order of appearance (recorded and potential).
-  std::vector<std::pair<JobId, std::vector<TaskId>>> victims;
-  /// Slices ("task groups") per victim job.
-  std::map<JobId, std::vector<std::vector<TaskId>>> groups;
-  std::map<NodeId, std::vector<JobId>> potential_jobs_by_node;
-  std::unordered_map<JobId, std::size_t> victim_index;  ///< position of a job in `victims`
-
-  Scenario(const Session& ssn, JobView preemptor, std::vector<TaskId> pending, std::vector<JobView> recorded);
-  void add_potential(const Session& ssn, const std::vector<TaskId>& tasks);
-
- private:
-  void add_group(const Session& ssn, const std::vector<TaskId>& tasks);
-};
 
 using ScenarioValidator = std::function<bool(const Scenario&)>;
 using VictimQueueFactory = std::function<std::unique_ptr<JobQueue>()>;
@@ -71,11 +51,6 @@ class JobSolver {
   ScenarioValidator validator_;
   VictimQueueFactory victims_;
 };
-
-/// Victim-side min-runtime protection (plugins/minruntime): true if `victim` started less than
-/// its queue's preempt/reclaim min-runtime ago. `reclaim` picks reclaimMinRuntime with the LCA
-/// rule; otherwise preemptMinRuntime from the victim's queue up.
-bool min_runtime_protected(const Session& ssn, JobId victim, JobId preemptor, bool reclaim);
 
 /// MinimalJobRepresentatives (actions/common/minimal_job_comparison.go): skip jobs that are not
 /// "easier" than one with the same scheduling constraints that already failed.

@@ -11,16 +11,10 @@
 #include <memory>
 #include <vector>
 
+#include "sim/sched/framework/job_view.hpp"
 #include "sim/sched/framework/session.hpp"
 
 namespace sim::sched {
-
-struct JobView {
-  JobId id = JobId::invalid();
-  std::vector<TaskId> tasks;
-  std::shared_ptr<const model::SubGroupTree> groups;  ///< the job's, or a copy with lower minimums
-  bool valid() const { return id.valid(); }
-};
 
 /// The whole job.
 JobView full_view(const Session& ssn, JobId job);

@@ -1,8 +1,8 @@
 #pragma once
 // Consistency of a session after each action, checked in Debug and sanitizer builds: no node or
-// GPU device over capacity, GPU portions within [0, 1], each queue's allocated resources equal to
-// the sum over its pods, the DRA devices the session counts as held equal to those its claims
-// hold. Nodes the input already over-commits are not held to capacity.
+// GPU device over capacity, GPU portions within [0, 1], and what each plugin checks of its own
+// books (hooks.invariants: the proportion plugin's queue sums against their pods, the DRA devices
+// held against the claims). Nodes the input already over-commits are not held to capacity.
 
 #include <string>
 #include <vector>

@@ -1,6 +1,6 @@
 #pragma once
-// Job and task ordering (framework/session_plugins.go JobOrderFn/TaskOrderFn, plugins/priority,
-// plugins/elastic, plugins/taskorder).
+// What the job orders and the victim search read of a job view: its pods to allocate and their
+// requests as proportion quantities. The orders themselves are plugins (Session::job_before).
 //
 // KAI often works on partial clones of a PodGroup (a victim job minus the pods already taken, a
 // reclaimer holding only the pods of one probe); a JobView (gang.hpp) is that. Pods are shared
@@ -12,14 +12,6 @@
 #include "sim/sched/framework/session.hpp"
 
 namespace sim::sched {
-
-/// TaskOrderFn: kubeflow master/launcher and ray head first, then `kai.scheduler/task-priority`
-/// (labelled first, higher first), then older pod, then smaller pod UID.
-bool task_before(const model::Task& a, const model::Task& b);
-
-/// JobOrderFn: higher priority; then the elastic rule (below minAvailable, then exactly at it,
-/// then above); then older PodGroup; then smaller name.
-bool job_before(const Session& ssn, const JobView& a, const JobView& b);
 
 /// True if the view has any pod with should_allocate(real).
 bool has_tasks_to_allocate(const Session& ssn, const JobView& job, bool real_allocation);

@@ -1,20 +1,19 @@
 #pragma once
 // One scheduling cycle's working state (KAI pkg/scheduler/framework/session.go): the cluster
-// snapshot it mutates, the proportion plugin's queue attributes (fair share computed once at
-// open, allocated kept live by the allocate/deallocate events), and the decisions committed so
-// far. Everything a cycle decides goes through a Statement (statement.hpp).
+// snapshot it mutates, the plugins opened on it with the hooks they filled (hooks.hpp), and the
+// decisions committed so far. Everything a cycle decides goes through a Statement (statement.hpp).
+// The framework calls plugins only through the hooks, in the order of the plugin list.
 
 #include <cstdint>
-#include <optional>
+#include <memory>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
-#include "sim/fairshare/hierarchy.hpp"
 #include "sim/model/cluster.hpp"
-#include "sim/sched/plugins/dra_devices.hpp"
-#include "sim/sched/plugins/topology.hpp"
+#include "sim/sched/framework/hooks.hpp"
+#include "sim/sched/framework/job_view.hpp"
+#include "sim/sched/framework/plugin.hpp"
 
 namespace sim::sched {
 
@@ -44,28 +43,19 @@ struct EvictionDecision {
 
 class Session {
  public:
-  explicit Session(model::ClusterState& state);
+  /// Opens a session on `state` with `plugins` (in plugin-list order): the pods' sums are taken
+  /// from `state.open_sums` when a caller kept them, else counted; then each plugin opens.
+  Session(model::ClusterState& state, std::vector<std::unique_ptr<Plugin>> plugins);
 
   model::ClusterState& state;
   const model::SchedulerConfig& config;
-  /// Proportion queue attributes, indexed like state.queue_tree (plugin units: CPU millicores,
-  /// memory bytes, GPU devices).
-  IdVector<QueueId, fairshare::QueueShares> queues;
-  ResourceVec total = ResourceVec::Zero();  ///< capacity divided by the fair share
-  std::string action;                       ///< action now running, for decision records
-  /// Some pod has required pod anti-affinity: only then can a pod without terms of its own be
-  /// kept off a node by inter-pod affinity.
-  bool any_pod_anti_affinity = false;
-  /// Some pod has preferred pod (anti-)affinity terms: only then can the podaffinity plugin
-  /// score a pod without terms of its own.
-  bool any_preferred_pod_affinity = false;
-  /// Tasks whose podaffinity PreScore skipped once in this session: the plugin scores them 0
-  /// from then on (plugins/podaffinity/podaffinity.go skipOrderFn).
-  std::unordered_set<TaskId> pod_affinity_skipped;
-  /// The topology plugin, when it is enabled (KAI's default).
-  std::optional<TopologyPlugin> topology;
-  /// DRA devices by node and those claims hold, while the dynamicresources plugin is on.
-  std::optional<DraDevices> dra;
+  SessionHooks hooks;
+  std::string action;  ///< action now running, for decision records
+  /// Buffers the node ordering reuses from task to task (node_fit.cpp).
+  struct Scratch {
+    std::vector<double> scores;
+    std::vector<char> dropped;
+  } scratch;
 
   std::vector<BindDecision> binds;
   std::vector<PipelineDecision> pipelines;
@@ -77,10 +67,49 @@ class Session {
   model::Job& job(JobId id) { return state.jobs[id]; }
   model::Node& node(NodeId id) { return state.nodes[id]; }
 
-  /// Proportion AllocateFunc / DeallocateFunc: the task's accepted resources are added to (or
-  /// taken from) its queue and every ancestor.
+  /// The opened plugin of type P, or nullptr when the plugin list lacks it.
+  template <class P>
+  P* plugin() const {
+    for (const auto& p : plugins_) {
+      if (auto* found = dynamic_cast<P*>(p.get())) return found;
+    }
+    return nullptr;
+  }
+  /// The pods' sums as the session opened (plugins read them in on_session_open; empty after).
+  const model::OpenSums& open_sums() const { return sums_; }
+
+  // --- the hooks, combined as KAI's Session methods combine them ---
+  /// AllocateFunc / DeallocateFunc of every event handler.
   void on_allocate(const model::Task& task);
   void on_deallocate(const model::Task& task);
+  /// JobOrderFn; no opinion: older PodGroup, then smaller name.
+  bool job_before(const JobView& a, const JobView& b) const;
+  /// TaskOrderFn; no opinion: older pod, then smaller UID.
+  bool task_before(const model::Task& a, const model::Task& b) const;
+  /// QueueOrderFn < 0; no opinion: older queue, then smaller UID.
+  bool queue_before(QueueId left, QueueId right, const JobView* left_job, const JobView* right_job,
+                    const std::vector<const JobView*>& left_victims,
+                    const std::vector<const JobView*>& right_victims) const;
+  /// PrePredicateFn: the first failure's reason, or "".
+  std::string pre_predicate(const model::Task& task);
+  /// GetNumaPlacement.
+  bool numa_placement(const model::Task& task, const model::Node& node,
+                      std::vector<model::ZoneAmounts>* placement) const;
+  CapacityVerdict job_over_capacity(JobId job, const std::vector<TaskId>& tasks) const;
+  CapacityVerdict non_preemptible_over_quota(JobId job, const std::vector<TaskId>& tasks) const;
+  CapacityVerdict task_on_node_over_capacity(TaskId task, NodeId node) const;
+  bool can_reclaim_resources(const JobView& reclaimer) const;
+  void on_job_solution_start() const;
+  bool reclaim_victim_allowed(const JobView& reclaimer, const ResourceVec& reclaimer_request, JobId victim) const;
+  bool reclaim_scenario_valid(const Scenario& scenario) const;
+  bool preempt_victim_allowed(const JobView& preemptor, JobId victim) const;
+  bool preempt_scenario_valid(const Scenario& scenario) const;
+  /// SubsetNodesFn over every plugin's split; one set (`nodes`) when no plugin splits.
+  std::optional<std::vector<std::vector<NodeId>>> subset_nodes(JobId job, const SubgroupScope& scope,
+                                                               const std::vector<TaskId>& tasks,
+                                                               const std::vector<NodeId>& nodes,
+                                                               std::string& why) const;
+  void pre_job_allocation(JobId job) const;
 
   /// The task's accepted resources as proportion quantities (QuantifyVector): CPU, memory, and
   /// GPUs plus MIG slices.
@@ -110,19 +139,37 @@ class Session {
   std::string new_gpu_group_id(const model::Node& node);
 
  private:
-  void open_proportion(const model::OpenSums& sums);
+  std::vector<std::unique_ptr<Plugin>> plugins_;
+  model::OpenSums sums_;
   std::vector<JobId> jobs_by_name_;
   std::vector<char> may_pend_;  // by job index
   std::vector<char> may_stale_;  // by job index
   std::vector<std::uint32_t> node_ranks_;  // by node index; empty until asked
 };
 
+// The job and task orders run at every heap comparison: inline, so the loop over the plugins'
+// functions costs no extra call.
+inline bool Session::job_before(const JobView& a, const JobView& b) const {
+  const model::Job& ja = state.jobs[a.id];
+  const model::Job& jb = state.jobs[b.id];
+  for (const auto& fn : hooks.job_order) {
+    if (const int c = fn(*this, ja, jb, a, b); c != 0) return c < 0;
+  }
+  // KAI falls back to creation time, then UID; a kaisim PodGroup's UID is its name.
+  if (ja.created_ns != jb.created_ns) return ja.created_ns < jb.created_ns;
+  return ja.name < jb.name;
+}
+
+inline bool Session::task_before(const model::Task& a, const model::Task& b) const {
+  for (const auto& fn : hooks.task_order) {
+    if (const int c = fn(a, b); c != 0) return c < 0;
+  }
+  if (a.created_ns != b.created_ns) return a.created_ns < b.created_ns;
+  return a.uid < b.uid;
+}
+
 /// The capacity the proportion plugin divides (proportion.go setTotalResources): schedulable
 /// nodes, less what pods of other schedulers hold.
 ResourceVec proportion_capacity(const model::ClusterState& state);
-/// The proportion plugin's queue attributes before any pod counts (createQueueResourceAttrs):
-/// quota, limit and weight from each Queue, and its historical usage.
-IdVector<QueueId, fairshare::QueueShares> open_queue_attributes(const model::ClusterState& state);
-/// The attributes a session opens with: those, the pods' usage from `sums`, and the fair share.
-IdVector<QueueId, fairshare::QueueShares> proportion_queues(const model::ClusterState& state, const model::OpenSums& sums);
+
 }  // namespace sim::sched

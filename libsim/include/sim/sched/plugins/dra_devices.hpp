@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sim/model/cluster.hpp"
+#include "sim/sched/framework/session.hpp"
 
 namespace sim::sched {
 
@@ -46,6 +47,19 @@ class DraDevices {
   // Filled per node on first use, behind a const query: a session runs on one thread.
   mutable std::unordered_map<std::string, std::vector<Reachable>> on_node_;
   std::map<Key, int> held_;  // device -> claims holding it (more than one only in odd input)
+};
+
+/// The dynamicresources plugin (plugins/dynamicresources): checks a pod's claims before and while
+/// it picks a node, and allocates and reserves them as the session places pods.
+class DynamicResourcesPlugin final : public Plugin {
+ public:
+  std::string_view name() const override { return "dynamicresources"; }
+  void on_session_open(Session& ssn) override;
+  /// The devices of the session (after open).
+  DraDevices& devices() { return *devices_; }
+
+ private:
+  std::optional<DraDevices> devices_;
 };
 
 }  // namespace sim::sched

@@ -15,22 +15,19 @@
 #include <vector>
 
 #include "sim/model/cluster.hpp"
+#include "sim/sched/framework/session.hpp"
 
 namespace sim::sched {
 
-class Session;
-
-/// A subgroup as the plugin sees it: its name (scores are kept by name, as KAI does), its
-/// constraint, and the PodSets under it that hold tasks to place.
-struct SubgroupScope {
-  const std::string& name;
-  const model::TopologyConstraint& constraint;
-  const std::vector<int>& pod_sets;
-};
-
-class TopologyPlugin {
+class TopologyPlugin final : public Plugin, public NodeScorer {
  public:
-  explicit TopologyPlugin(const model::ClusterState& state);
+  std::string_view name() const override { return "topology"; }
+  /// Builds the domain trees of the state's Topologies and adds the hooks.
+  void on_session_open(Session& ssn) override;
+  /// NodeOrderFn over the nodes offered to a task: node_score() each; a node it cannot score is
+  /// dropped.
+  void score(Session& ssn, TaskId task, const std::vector<NodeId>& nodes, std::vector<double>& scores,
+             std::vector<char>& dropped) override;
 
   /// subSetNodesFn: the node sets to try in order for `tasks` of `scope` within `nodes`. One set
   /// (`nodes`) without a constraint; none when no domain can hold the pods (`why` says why);

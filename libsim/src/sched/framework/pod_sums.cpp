@@ -1,4 +1,4 @@
-#include "sim/sched/plugins/pod_sums.hpp"
+#include "sim/sched/framework/pod_sums.hpp"
 
 #include "sim/sched/framework/session.hpp"
 

@@ -1,0 +1,119 @@
+#pragma once
+// The points where plugins extend a session: KAI framework/session.go's function lists, which
+// each plugin fills in OnSessionOpen (session_plugins.go Add*Fn). Each list runs in plugin order;
+// how a list's answers combine follows the Session method KAI calls it through (noted per hook).
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/model/cluster.hpp"
+
+namespace sim::sched {
+
+class Session;
+struct JobView;
+struct Scenario;
+
+/// Why a job or task cannot be placed within a capacity; nullopt when it can. The text names the
+/// queue, the resource and the numbers.
+using CapacityVerdict = std::optional<std::string>;
+
+/// A plugin's NodePreOrderFn and NodeOrderFn over all the nodes offered to one task at once (one
+/// call per task and plugin, not per node, so the per-node work stays inlined in the plugin).
+class NodeScorer {
+ public:
+  virtual ~NodeScorer() = default;
+  /// Adds the plugin's score of each node in `nodes` to `scores` (same positions); sets
+  /// `dropped[i]` for a node it cannot score (KAI's scoreNodes then leaves the node out).
+  virtual void score(Session& ssn, TaskId task, const std::vector<NodeId>& nodes, std::vector<double>& scores,
+                     std::vector<char>& dropped) = 0;
+};
+
+/// A subgroup as SubsetNodesFn sees it: its name, its topology constraint, and the PodSets under
+/// it that hold tasks to place.
+struct SubgroupScope {
+  const std::string& name;
+  const model::TopologyConstraint& constraint;
+  const std::vector<int>& pod_sets;
+};
+
+/// What the invariant checker knows of the session's opening (invariants.hpp).
+struct InvariantContext {
+  const std::vector<bool>& pipelined_at_open;  ///< per task: already Pipelined at session open
+};
+
+struct SessionHooks {
+  // --- events (framework/event.go): after a task's placement is recorded or undone ---
+  std::vector<std::function<void(Session&, const model::Task&)>> on_allocate, on_deallocate;
+
+  // --- orders (first list entry with an opinion decides; else the framework's fallback) ---
+  /// JobOrderFn: negative = `a` first, positive = `b` first, 0 = no opinion; given the views and
+  /// their jobs. Plain functions: the job heaps call them at every comparison.
+  std::vector<int (*)(const Session&, const model::Job&, const model::Job&, const JobView&, const JobView&)> job_order;
+  /// TaskOrderFn, as job_order.
+  std::vector<int (*)(const model::Task&, const model::Task&)> task_order;
+  /// QueueOrderFn, as job_order: the best pending jobs of each side (null in victim mode) and the
+  /// jobs already taken from each side as victims.
+  std::vector<std::function<int(const Session&, QueueId, QueueId, const JobView*, const JobView*,
+                                const std::vector<const JobView*>&, const std::vector<const JobView*>&)>>
+      queue_order;
+
+  // --- predicates ---
+  /// PrePredicateFn: why the task cannot be placed anywhere now, or "" (first failure wins).
+  std::vector<std::function<std::string(Session&, const model::Task&)>> pre_predicates;
+  /// PredicateFn: false when the task may not go to the node; `why` (when given) gets the reason
+  /// (first failure wins).
+  std::vector<std::function<bool(Session&, TaskId, NodeId, std::string* why)>> predicates;
+  /// GetNumaPlacement: whether the kubelet would admit the task on the node, and the zones it
+  /// would take (one plugin; none: admitted, no zones).
+  std::function<bool(const Session&, const model::Task&, const model::Node&, std::vector<model::ZoneAmounts>*)>
+      numa_placement;
+
+  // --- scores ---
+  /// NodePreOrderFn + NodeOrderFn (scores summed in plugin order); the session owns the plugins
+  /// these belong to.
+  std::vector<NodeScorer*> node_scorers;
+  /// GpuOrderFn: a candidate GPU's score (summed); nullopt = an error, the GPU is left out.
+  std::vector<std::function<std::optional<double>(const model::Node&, const model::Task&, const std::string& gpu)>>
+      gpu_order;
+
+  // --- capacity (the first plugin's answer; none: within capacity) ---
+  std::function<CapacityVerdict(const Session&, JobId, const std::vector<TaskId>&)> job_over_capacity;
+  std::function<CapacityVerdict(const Session&, JobId, const std::vector<TaskId>&)> non_preemptible_over_quota;
+  std::function<CapacityVerdict(const Session&, TaskId, NodeId)> task_on_node_over_capacity;
+
+  // --- victims (reclaim, preempt) ---
+  /// CanReclaimResources: the first plugin's answer; none: false.
+  std::function<bool(const Session&, const JobView&)> can_reclaim_resources;
+  /// OnJobSolutionStart: before the victim search of each job.
+  std::vector<std::function<void(const Session&)>> on_job_solution_start;
+  /// VictimFilterFn of reclaim: may `victim` lose pods to the reclaimer (all must agree).
+  /// `reclaimer_request` is the reclaimer's next pods' request, worked out once per victim queue.
+  std::vector<std::function<bool(const Session&, const JobView& reclaimer, const ResourceVec& reclaimer_request,
+                                 JobId victim)>>
+      reclaim_victim_filters;
+  /// VictimFilterFn of preempt: may `victim` lose pods to `preemptor` (all must agree).
+  std::vector<std::function<bool(const Session&, const JobView& preemptor, JobId victim)>> preempt_victim_filters;
+  /// ScenarioValidatorFn of reclaim and of preempt: is this victim set acceptable (all must agree).
+  std::vector<std::function<bool(const Session&, const Scenario&)>> reclaim_scenario_validators,
+      preempt_scenario_validators;
+
+  // --- topology ---
+  /// SubsetNodesFn: splits each node set into the sets to try in order; `why` gets a reason when a
+  /// split leaves none; nullopt on a configuration error, which fails the allocation.
+  std::vector<std::function<std::optional<std::vector<std::vector<NodeId>>>(
+      const Session&, JobId, const SubgroupScope&, const std::vector<TaskId>&, const std::vector<NodeId>&,
+      std::string& why)>>
+      subset_nodes;
+  /// PreJobAllocationFn: before AllocateJob places a job.
+  std::vector<std::function<void(const Session&, JobId)>> pre_job_allocation;
+
+  // --- checks (Debug and sanitizer builds) ---
+  /// What of the plugin's own books does not hold now, one line each.
+  std::vector<std::function<void(const Session&, const InvariantContext&, std::vector<std::string>&)>> invariants;
+};
+
+}  // namespace sim::sched

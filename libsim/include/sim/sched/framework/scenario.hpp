@@ -1,0 +1,35 @@
+#pragma once
+// One candidate set of victims for one probe of the victim search (KAI api.ScenarioInfo;
+// actions/common/solvers/scenario/base_scenario.go, by_node_scenario.go): what the actions'
+// scenario validators and the plugins' ScenarioValidatorFns judge.
+
+#include <map>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "sim/sched/framework/gang.hpp"
+
+namespace sim::sched {
+
+struct Scenario {
+  JobView preemptor;                 ///< the probe's partial job
+  std::vector<TaskId> pending;       ///< the pods to place
+  std::vector<JobView> recorded_jobs;  ///< victims of the last solved probe (forced in)
+  std::vector<TaskId> recorded_tasks;
+  std::vector<TaskId> potential;     ///< victims added by this scenario, in order
+  /// Victim pods per job, in order of appearance (recorded and potential).
+  std::vector<std::pair<JobId, std::vector<TaskId>>> victims;
+  /// Slices ("task groups") per victim job.
+  std::map<JobId, std::vector<std::vector<TaskId>>> groups;
+  std::map<NodeId, std::vector<JobId>> potential_jobs_by_node;
+  std::unordered_map<JobId, std::size_t> victim_index;  ///< position of a job in `victims`
+
+  Scenario(const Session& ssn, JobView preemptor, std::vector<TaskId> pending, std::vector<JobView> recorded);
+  void add_potential(const Session& ssn, const std::vector<TaskId>& tasks);
+
+ private:
+  void add_group(const Session& ssn, const std::vector<TaskId>& tasks);
+};
+
+}  // namespace sim::sched

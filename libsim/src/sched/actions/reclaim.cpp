@@ -1,0 +1,38 @@
+// Action "reclaim" (actions/reclaim/reclaim.go): a job of a queue below its fair share takes
+// resources from jobs of queues above theirs; the job ends Pipelined, never bound, in this cycle.
+
+#include <algorithm>
+
+#include "victim_search.hpp"
+
+namespace sim::sched {
+
+void run_reclaim(Session& ssn) {
+  std::unordered_map<QueueId, FailedJobMemory> failed;
+  for_each_pending_job(ssn, false, [&](const JobView& job) {
+    if (!ssn.can_reclaim_resources(job)) return;
+    FailedJobMemory& memory = failed[ssn.state.jobs[job.id].queue];
+    if (ssn.config.use_scheduling_signatures && !memory.is_easier(ssn, job)) return;
+
+    ssn.on_job_solution_start();
+    auto victims = [&ssn, job] {
+      auto q = std::make_unique<JobQueue>(ssn, true);
+      const QueueId own = ssn.state.jobs[job.id].queue;
+      const ResourceVec request = tasks_to_allocate_quantities(ssn, job);
+      for (const JobView& v : all_job_views(ssn)) {
+        const model::Job& candidate = ssn.state.jobs[v.id];
+        if (candidate.queue == own || !candidate.queue.valid()) continue;
+        if (!candidate.preemptible || active_allocated_count(ssn, v) == 0) continue;
+        if (!ssn.reclaim_victim_allowed(job, request, v.id)) continue;
+        q->push(v);
+      }
+      return q;
+    };
+    auto validator = [&ssn](const Scenario& sc) { return ssn.reclaim_scenario_valid(sc); };
+    JobSolver solver(ssn, feasible_nodes(ssn, job), validator, victims);
+    SolveResult result = solver.solve(job);
+    commit_or_remember(ssn, result, memory, job);
+  });
+}
+
+}  // namespace sim::sched

@@ -1,0 +1,59 @@
+#pragma once
+// Private to the actions: what reclaim, preempt and consolidation share around the JobSolver (the
+// jobs they visit, the nodes worth searching, committing a solution or remembering a failure).
+
+#include <vector>
+
+#include "sim/sched/actions/actions.hpp"
+#include "sim/sched/actions/solver.hpp"
+
+namespace sim::sched {
+
+// FeasibleNodesForJob: every node if some pod needs no GPU, else nodes with free GPU capacity.
+inline std::vector<NodeId> feasible_nodes(const Session& ssn, const JobView& job) {
+  for (TaskId t : job.tasks) {
+    if (!ssn.state.tasks[t].requires_any_gpu()) return all_nodes(ssn);
+  }
+  std::vector<NodeId> nodes;
+  for (NodeId n : all_nodes(ssn)) {
+    const model::Node& node = ssn.state.nodes[n];
+    if (node.idle_gpus_with_shared() > 0 || node.releasing_gpus_with_shared() > 0) nodes.push_back(n);
+  }
+  return nodes;
+}
+
+inline bool has_alive_pod_on_known_node(const Session& ssn, const JobView& job) {
+  for (TaskId t : job.tasks) {
+    if (model::is_alive(ssn.state.tasks[t].status)) return true;
+  }
+  return false;
+}
+
+// The three actions' outer loop: every job with a pending pod that is ready for scheduling (and
+// preemptible, if asked), visited in the job queue's order.
+template <typename Visit>
+void for_each_pending_job(Session& ssn, bool preemptible_only, Visit&& visit) {
+  JobQueue queue(ssn, false);
+  for (JobId j : ssn.jobs_by_name()) {
+    if (!job_has_pending_pod(ssn, j)) continue;
+    const JobView v = full_view(ssn, j);
+    if (!is_ready_for_scheduling(ssn, v)) continue;
+    if (preemptible_only && !ssn.state.jobs[v.id].preemptible) continue;
+    queue.push(v);
+  }
+  while (!queue.empty()) {
+    const JobView job = queue.pop();
+    if (!job.valid()) break;
+    visit(job);
+  }
+}
+
+inline void commit_or_remember(Session& ssn, SolveResult& result, FailedJobMemory& failed, const JobView& job) {
+  if (result.solved) {
+    result.statement->commit();
+  } else {
+    failed.update(ssn, job);
+  }
+}
+
+}  // namespace sim::sched

@@ -1,0 +1,120 @@
+#include "sim/sched/framework/node_fit.hpp"
+
+#include <algorithm>
+#include <map>
+
+namespace sim::sched {
+namespace {
+
+constexpr int kGpu = index_of(Resource::GPU);
+
+}  // namespace
+
+bool fitting_node(Session& ssn, TaskId task_id, NodeId node_id, std::string* why) {
+  const model::Task& task = ssn.state.tasks[task_id];
+  const model::Node& node = ssn.state.nodes[node_id];
+  if (!node.task_fits(task, node.non_allocated(), true)) {
+    if (!why) return false;
+    const std::string lacking = node.lacking(task, node.non_allocated(), true);
+    *why = "node " + node.name + ": " + (lacking.empty() ? "not enough free resources" : "not enough free resources: " + lacking);
+    return false;
+  }
+  for (const auto& predicate : ssn.hooks.predicates) {
+    std::string reason;
+    if (predicate(ssn, task_id, node_id, why ? &reason : nullptr)) continue;
+    if (why) *why = "node " + node.name + ": " + reason;
+    return false;
+  }
+  return true;
+}
+
+std::vector<std::string> fitting_gpus(const Session& ssn, const model::Node& node, const model::Task& task) {
+  std::vector<std::string> candidates;
+  for (const auto& [group, used] : node.used_shared_mib) {
+    if (node.task_fits_on_group(task.gpu, group)) candidates.push_back(group);
+  }
+  const double idle = node.idle[kGpu], releasing = node.releasing[kGpu];
+  if (idle > 0 || releasing > 0) {
+    // All markers are alike and sort together; the caller takes at most gpu.count of them, so
+    // listing more (KAI lists one per whole GPU) changes nothing but the work.
+    const std::int64_t whole = std::min<std::int64_t>(static_cast<std::int64_t>(idle) + static_cast<std::int64_t>(releasing),
+                                                      std::max<std::int64_t>(task.gpu.count, 1));
+    for (std::int64_t i = 0; i < whole; ++i) candidates.emplace_back(kWholeGpu);
+  }
+  // sortGPUs: by summed GpuOrderFn score, best first; a candidate a plugin cannot score is left
+  // out. Equal scores keep candidate order (groups by id, whole GPUs last).
+  std::map<double, std::vector<std::string>, std::greater<>> by_score;
+  for (const std::string& c : candidates) {
+    double score = 0;
+    bool failed = false;
+    for (const auto& fn : ssn.hooks.gpu_order) {
+      const std::optional<double> s = fn(node, task, c);
+      if (!s) {
+        failed = true;
+        break;
+      }
+      score += *s;
+    }
+    if (!failed) by_score[score].push_back(c);
+  }
+  std::vector<std::string> sorted;
+  for (auto& [score, ids] : by_score) sorted.insert(sorted.end(), ids.begin(), ids.end());
+  return sorted;
+}
+
+std::optional<GpuChoice> preferable_gpus(Session& ssn, const model::Node& node, const model::Task& task,
+                                         bool pipeline_only, bool assign_new_ids) {
+  GpuChoice choice;
+  const auto count = static_cast<std::size_t>(task.gpu.count);
+  for (const std::string& gpu : fitting_gpus(ssn, node, task)) {
+    if (gpu == kWholeGpu) {
+      // findGpuForSharingOnNode: a new group; releasing unless the task fits idle now.
+      const bool releasing = pipeline_only || !node.task_fits(task, node.idle, false);
+      choice.releasing = choice.releasing || releasing;
+      choice.needs_new_group = true;
+      choice.groups.push_back(assign_new_ids ? ssn.new_gpu_group_id(node) : std::string("new"));
+    } else {
+      choice.releasing = choice.releasing || !node.enough_idle_on_group(task.gpu, gpu) ||
+                         !node.task_fits(task, node.idle, false);
+      choice.groups.push_back(gpu);
+    }
+    if (choice.groups.size() == count) return choice;
+  }
+  return std::nullopt;
+}
+
+NodeOrder ordered_nodes(Session& ssn, TaskId task, const std::vector<NodeId>& nodes) {
+  // The session's scratch vectors: allocating them anew for every task was measurable.
+  std::vector<double>& scores = ssn.scratch.scores;
+  std::vector<char>& dropped = ssn.scratch.dropped;
+  scores.assign(nodes.size(), 0.0);
+  dropped.assign(nodes.size(), 0);
+  for (NodeScorer* scorer : ssn.hooks.node_scorers) scorer->score(ssn, task, nodes, scores, dropped);
+  std::vector<std::pair<double, NodeId>> scored;
+  scored.reserve(nodes.size());
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    if (!dropped[i]) scored.emplace_back(scores[i], nodes[i]);
+  }
+  return NodeOrder(std::move(scored), ssn.node_name_ranks());
+}
+
+bool NodeOrder::next(NodeId& node) {
+  if (handed_ == scored_.size()) return false;
+  if (handed_ == sorted_) {
+    // Highest score first, ties by node name (ranks are unique, so the order is total): the
+    // next few (twice as many each time) sorted out of the rest.
+    const std::vector<std::uint32_t>& rank = *ranks_;
+    auto better = [&](const auto& a, const auto& b) {
+      if (a.first != b.first) return a.first > b.first;
+      return rank[a.second.index()] < rank[b.second.index()];
+    };
+    const std::size_t upto = std::min(scored_.size(), std::max<std::size_t>(8, 2 * sorted_));
+    const auto begin = scored_.begin() + static_cast<std::ptrdiff_t>(sorted_);
+    std::partial_sort(begin, scored_.begin() + static_cast<std::ptrdiff_t>(upto), scored_.end(), better);
+    sorted_ = upto;
+  }
+  node = scored_[handed_++].second;
+  return true;
+}
+
+}  // namespace sim::sched

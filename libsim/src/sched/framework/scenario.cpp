@@ -1,0 +1,40 @@
+#include "sim/sched/framework/scenario.hpp"
+
+#include <algorithm>
+
+namespace sim::sched {
+
+Scenario::Scenario(const Session& ssn, JobView preemptor_view, std::vector<TaskId> pending_tasks,
+                   std::vector<JobView> recorded)
+    : preemptor(std::move(preemptor_view)), pending(std::move(pending_tasks)), recorded_jobs(std::move(recorded)) {
+  for (const JobView& job : recorded_jobs) {
+    if (job.tasks.empty()) continue;
+    add_group(ssn, job.tasks);
+    recorded_tasks.insert(recorded_tasks.end(), job.tasks.begin(), job.tasks.end());
+  }
+}
+
+void Scenario::add_group(const Session& ssn, const std::vector<TaskId>& tasks) {
+  const JobId job = ssn.state.tasks[tasks.front()].job;
+  groups[job].push_back(tasks);
+  auto [it, inserted] = victim_index.try_emplace(job, victims.size());
+  if (inserted) {
+    victims.emplace_back(job, tasks);
+  } else {
+    auto& list = victims[it->second].second;
+    list.insert(list.end(), tasks.begin(), tasks.end());
+  }
+}
+
+void Scenario::add_potential(const Session& ssn, const std::vector<TaskId>& tasks) {
+  if (tasks.empty()) return;
+  potential.insert(potential.end(), tasks.begin(), tasks.end());
+  add_group(ssn, tasks);
+  for (TaskId t : tasks) {
+    const model::Task& task = ssn.state.tasks[t];
+    auto& jobs = potential_jobs_by_node[task.node];
+    if (std::find(jobs.begin(), jobs.end(), task.job) == jobs.end()) jobs.push_back(task.job);
+  }
+}
+
+}  // namespace sim::sched

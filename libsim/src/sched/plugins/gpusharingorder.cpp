@@ -1,0 +1,34 @@
+// The gpusharingorder plugin (plugins/gpusharingorder): a node with an in-use shared GPU the task
+// fits on scores kGpuSharing, so fractions fill shared GPUs before opening new ones (a CPU pod
+// needs 0 MiB and fits too).
+
+#include "builders.hpp"
+#include "scores.hpp"
+
+namespace sim::sched::plugins {
+namespace {
+
+class GpuSharingOrder final : public Plugin, public NodeScorer {
+ public:
+  std::string_view name() const override { return "gpusharingorder"; }
+  void on_session_open(Session& ssn) override { ssn.hooks.node_scorers.push_back(this); }
+  void score(Session& ssn, TaskId task_id, const std::vector<NodeId>& nodes, std::vector<double>& scores,
+             std::vector<char>&) override {
+    const model::Task& task = ssn.state.tasks[task_id];
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      const model::Node& node = ssn.state.nodes[nodes[i]];
+      for (const auto& [group, used] : node.used_shared_mib) {
+        if (node.task_fits_on_group(task.gpu, group)) {
+          scores[i] += kGpuSharing;
+          break;
+        }
+      }
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Plugin> make_gpusharingorder(const model::PluginOption&) { return std::make_unique<GpuSharingOrder>(); }
+
+}  // namespace sim::sched::plugins
