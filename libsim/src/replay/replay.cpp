@@ -16,6 +16,7 @@
 #include "pending_reasons.hpp"
 #include "queue_ledger.hpp"
 #include "scenario.hpp"
+#include "stop_rules.hpp"
 #include "sim/api/replay.hpp"
 #include "sim/io/go_json.hpp"
 #include "sim/core/assert.hpp"
@@ -186,6 +187,7 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
   ReplayResult result;
   const bool progress = options.progress && ::isatty(STDERR_FILENO) != 0 && sc.duration_ms >= 3'600'000;
   replay::PendingReasons pending_reasons;
+  replay::StopRules stop_rules(options.stop_rules, sc);
   const double period_s = static_cast<double>(sc.period_ms) / 1000.0;
 
   // Every manifest is checked once, up front and with its own line numbers (the world holds
@@ -308,6 +310,7 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
         replay::check_ledger(ledger, ssn.state);
 #endif
         metrics.record_events(events);
+        stop_rules.record(events);
         events.clear();
         metrics.sample(ssn.state, ledger, ssn.queues, now);
         if (options.pending_reasons) {
@@ -341,12 +344,21 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
       if (drained(repeats)) end = now;
     }
     metrics.record_events(events);
+    stop_rules.record(events);
     events.clear();
     while (next_expect < expectations.size() && expectations[next_expect].at_ms == now) {
       if (options.check) check(expectations[next_expect], world, metrics, result);
       ++next_expect;
     }
     if (now == end) break;
+    if (cycle && !options.stop_rules.empty()) {
+      result.stopped_by = stop_rules.reached(now);
+      if (!result.stopped_by.empty()) {
+        result.stopped_at_ms = now;
+        end = now;
+        break;
+      }
+    }
     if (progress) {
       const int percent = static_cast<int>(now * 100 / std::max<std::int64_t>(1, end));
       if (percent != last_percent) {
