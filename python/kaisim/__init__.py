@@ -10,6 +10,7 @@ See python/README.md for the whole API.
 
 from . import plot
 from .builder import ScenarioBuilder
+from .plan import PlanResult, plan
 from .errors import ExpectationFailed, InternalError, KaisimError, KaisimIOError, ScenarioError
 from .result import Result
 from .run import KaisimWarning, cycle, fair_share, gen_trace, replay
@@ -24,6 +25,7 @@ __all__ = [
     "KaisimError",
     "KaisimIOError",
     "KaisimWarning",
+    "PlanResult",
     "Result",
     "Scenario",
     "ScenarioBuilder",
@@ -31,6 +33,7 @@ __all__ = [
     "cycle",
     "fair_share",
     "gen_trace",
+    "plan",
     "plot",
     "replay",
     "sweep",

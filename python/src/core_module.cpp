@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "bind_plan.hpp"
 #include "error_translation.hpp"
 #include "sim/api/cycle_report.hpp"
 #include "sim/api/fair_share_simulator.hpp"
@@ -117,4 +118,5 @@ PYBIND11_MODULE(_core, m) {
         "Runs one scheduling cycle on (text, name) sources; returns (report JSON, warnings).");
   m.def("gen_trace", &gen_trace, py::arg("seed"), py::arg("pods"), py::arg("arrival_hours"), py::arg("node_scale"),
         py::arg("out_dir"), "Generates the Alibaba-shaped trace; returns files and counts (writes out_dir if set).");
+  kaisim::python::bind_plan(m);
 }
