@@ -10,6 +10,7 @@ See python/README.md for the whole API.
 
 from . import live, plot
 from .builder import ScenarioBuilder
+from .plan import PlanResult, plan
 from .errors import ClusterError, ExpectationFailed, InternalError, KaisimError, KaisimIOError, ScenarioError
 from .result import Result
 from .run import KaisimWarning, cycle, fair_share, gen_trace, replay
@@ -25,6 +26,7 @@ __all__ = [
     "KaisimError",
     "KaisimIOError",
     "KaisimWarning",
+    "PlanResult",
     "Result",
     "Scenario",
     "ScenarioBuilder",
@@ -33,6 +35,7 @@ __all__ = [
     "fair_share",
     "gen_trace",
     "live",
+    "plan",
     "plot",
     "replay",
     "sweep",

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "bind_plan.hpp"
 #include "error_translation.hpp"
 #include "sim/api/cycle_report.hpp"
 #include "sim/api/fair_share_simulator.hpp"
@@ -122,4 +123,5 @@ PYBIND11_MODULE(_core, m) {
   m.def("gen_trace", &gen_trace, py::arg("seed"), py::arg("pods"), py::arg("arrival_hours"), py::arg("node_scale"),
         py::arg("out_dir"), "Generates the Alibaba-shaped trace; returns files and counts (writes out_dir if set).");
   kaisim::python::bind_live(m);
+  kaisim::python::bind_plan(m);
 }

@@ -18,6 +18,7 @@
 #include "replay/queue_status_view.hpp"
 #include "replay/scenario.hpp"
 #include "sim/api/replay.hpp"
+#include "stop_rules.hpp"
 #include "sim/core/go_json.hpp"
 #include "sim/core/assert.hpp"
 #include "sim/sched/cycle.hpp"
@@ -199,6 +200,7 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
   ReplayResult result;
   const bool progress = options.progress && ::isatty(STDERR_FILENO) != 0 && sc.duration_ms >= 3'600'000;
   replay::PendingReasons pending_reasons;
+  StopRules stop_rules(options.stop_rules, sc);
   const double period_s = static_cast<double>(sc.period_ms) / 1000.0;
 
   // Every manifest is checked once, up front and with its own line numbers (the world holds
@@ -325,6 +327,7 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
 #endif
         status_view.touch(events);
         metrics.record_events(events);
+        stop_rules.record(events);
         events.clear();
         metrics.sample(ssn.state, ledger, *sched::queue_shares(ssn), now);
         if (options.pending_reasons) {
@@ -359,6 +362,7 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
     }
     status_view.touch(events);
     metrics.record_events(events);
+    stop_rules.record(events);
     events.clear();
     status_view.sample(world, now);
     while (next_expect < expectations.size() && expectations[next_expect].at_ms == now) {
@@ -366,6 +370,14 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
       ++next_expect;
     }
     if (now == end) break;
+    if (cycle && !options.stop_rules.empty()) {
+      result.stopped_by = stop_rules.reached(now);
+      if (!result.stopped_by.empty()) {
+        result.stopped_at_ms = now;
+        end = now;
+        break;
+      }
+    }
     if (progress) {
       const int percent = static_cast<int>(now * 100 / std::max<std::int64_t>(1, end));
       if (percent != last_percent) {

@@ -96,6 +96,24 @@ std::atomic<int> trace_dirs{0};
 
 }  // namespace
 
+std::vector<std::string> leaves_under(const BaseScenario& base, const std::string& queue) {
+  std::vector<std::string> out;
+  for (const std::string& leaf : base.leaf_queues()) {
+    if (queue == "cluster") {
+      out.push_back(leaf);
+      continue;
+    }
+    std::string q = leaf;
+    for (int depth = 0; depth < 64 && !q.empty(); ++depth, q = base.parent_of(q)) {
+      if (q == queue) {
+        out.push_back(leaf);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
 std::string gpus_text(double gpus) { return go_json_number(std::round(gpus * 1000) / 1000); }
 
 BaseScenario::~BaseScenario() {
@@ -147,7 +165,7 @@ std::shared_ptr<const BaseScenario> BaseScenario::load(const PlanSpec& plan, Dia
     try {
       (void)api::run_replay(check, ignored);
     } catch (const InputError& e) {
-      throw InputError(h.where, h.path + ".pool", e.detail());
+      throw InputError(h.pool_where, h.path + ".pool", e.detail());
     }
   }
   return b;
@@ -314,17 +332,17 @@ void BaseScenario::check_knobs(const PlanSpec& plan) const {
   };
   if (plan.gpus) {
     const std::vector<std::string> names = knob_pools();
-    if (names.empty()) throw InputError(plan.gpus->count.where, "knobs.gpus", "the base scenario has no node pool with GPUs");
+    if (names.empty()) throw InputError(plan.gpus->where, plan.gpus->path, "the base scenario has no node pool with GPUs");
     for (const std::string& n : names) {
       const PoolInfo* p = pool(n);
       if (p == nullptr) {
         std::string known;
         for (const PoolInfo& info : pools_) known += (known.empty() ? "" : ", ") + info.name;
-        throw InputError(plan.gpus->count.where, "knobs.gpus",
+        throw InputError(plan.gpus->where, plan.gpus->path,
                          "the base scenario has no node pool \"" + n + "\" (cluster.nodePools: " +
                              (known.empty() ? "none" : known) + ")");
       }
-      if (p->gpus_per_node == 0) throw InputError(plan.gpus->count.where, "knobs.gpus", "node pool \"" + n + "\" has no GPUs");
+      if (p->gpus_per_node == 0) throw InputError(plan.gpus->where, plan.gpus->path, "node pool \"" + n + "\" has no GPUs");
     }
   }
   auto check_queue = [&](const std::string& q, const SourceLocation& where, const std::string& path) {

@@ -98,6 +98,9 @@ class BaseScenario {
   std::vector<std::int64_t> step_times_ms_;
 };
 
+/// The leaf queues under `queue` (itself for a leaf; every leaf for "cluster"), in name order.
+std::vector<std::string> leaves_under(const BaseScenario& base, const std::string& queue);
+
 /// A GPU count for messages: "8" or "3.5".
 std::string gpus_text(double gpus);
 

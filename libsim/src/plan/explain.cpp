@@ -41,7 +41,7 @@ std::vector<Failure> explain(const PlanSpec& plan, const Judgement& j,
                              const std::function<std::vector<std::string>(const std::string&)>& leaves_under) {
   std::vector<Failure> out;
   for (const Check& c : j.checks) {
-    if (c.holds) continue;
+    if (c.holds || c.partial) continue;
     const Target& t = plan.targets[c.target];
     Failure f;
     f.check = &c;

@@ -35,7 +35,8 @@ class GpuSearch {
     }
     if (pass < 0) {
       a.found = false;
-      a.chosen = &at(hi_);
+      // Every measure of the closest count, for the explanation (its replays may have stopped early).
+      a.chosen = &p_.complete(at(hi_), SeedSet::MAIN, "closest");
       a.notes.push_back("no node count up to " + std::to_string(hi_) + " meets every target");
       finish(a);
       return a;
@@ -69,7 +70,7 @@ class GpuSearch {
       for (int k = pass; k <= hi_; ++k) {
         const Judgement& main = at(k);
         if (!main.feasible) continue;
-        const Judgement& fresh = p_.judge_one(candidate(k), SeedSet::FRESH, "recheck");
+        const Judgement& fresh = p_.judge_one(candidate(k), SeedSet::FRESH, "recheck", true);
         if (fresh.feasible) {
           if (k != pass) {
             a.notes.push_back(std::to_string(pass) + " nodes met the targets on the seeds but not on fresh seeds; " +

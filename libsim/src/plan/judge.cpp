@@ -29,6 +29,8 @@ Interval t_interval(const std::vector<double>& values, double level) {
 
 double Check::deciding() const { return lower ? interval.lower : interval.upper; }
 
+std::string stop_rule_name(std::size_t t, const std::string& queue) { return "t" + std::to_string(t) + "|" + queue; }
+
 Judgement judge(const PlanSpec& plan, const BaseScenario& base, const Candidate& c, std::vector<std::uint64_t> seeds,
                 std::vector<SeedMeasure> measures) {
   Judgement j;
@@ -36,6 +38,9 @@ Judgement judge(const PlanSpec& plan, const BaseScenario& base, const Candidate&
   j.seeds = std::move(seeds);
   j.measures = std::move(measures);
   j.feasible = true;
+  bool all_stopped = !j.measures.empty();
+  for (const SeedMeasure& m : j.measures) all_stopped = all_stopped && !m.stopped_by.empty() && m.stopped_by == j.measures.front().stopped_by;
+  if (all_stopped) j.stopped_by = j.measures.front().stopped_by;
   for (std::size_t t = 0; t < plan.targets.size(); ++t) {
     const Target& target = plan.targets[t];
     std::vector<std::string> queues;
@@ -53,6 +58,8 @@ Judgement judge(const PlanSpec& plan, const BaseScenario& base, const Candidate&
       check.lower = target.is_lower_bound();
       const double bound = target.is_lower_bound() ? check.interval.lower : check.interval.upper;
       check.holds = target.is_lower_bound() ? bound >= target.bound - 1e-12 : bound <= target.bound + 1e-12;
+      if (!j.stopped_by.empty() && j.stopped_by == stop_rule_name(t, q)) check.holds = false;
+      check.partial = !j.stopped_by.empty() && j.stopped_by != stop_rule_name(t, q);
       // How far from the target, as a ratio (a zero target counts any excess as a ratio above 1).
       double ratio = 0;
       if (target.is_lower_bound()) {
@@ -61,7 +68,7 @@ Judgement judge(const PlanSpec& plan, const BaseScenario& base, const Candidate&
         ratio = target.bound > 0 ? bound / target.bound : (bound > 1e-12 ? 1 + bound : 0);
       }
       j.worst_ratio = std::max(j.worst_ratio, ratio);
-      j.feasible = j.feasible && check.holds;
+      j.feasible = j.feasible && check.holds && j.stopped_by.empty();
       j.checks.push_back(std::move(check));
     }
   }

@@ -30,6 +30,8 @@ struct Check {
   Interval interval;
   bool holds = false;
   bool lower = false;  ///< the target is a lower limit (utilization_min)
+  /// The replays stopped early on another target: the values cover the runs up to then only.
+  bool partial = false;
   /// The bound that decides it: the upper bound for an upper limit, the lower for a lower one.
   double deciding() const;
 };
@@ -40,10 +42,16 @@ struct Judgement {
   std::vector<SeedMeasure> measures;  ///< by seed, in `seeds` order
   std::vector<Check> checks;
   bool feasible = false;
+  /// Every seed's replay stopped early on this rule (a target missed for certain on each seed):
+  /// the checks' values cover the runs up to then, and the rule's check fails.
+  std::string stopped_by;
   /// max over checks of deciding bound / target (or target / bound for lower limits): <= 1 holds
   /// every target; how close the candidate runs to its worst target.
   double worst_ratio = 0;
 };
+
+/// The name of the stop rule of target `t` on `queue` ("cluster" or a queue).
+std::string stop_rule_name(std::size_t t, const std::string& queue);
 
 /// Judges `measures` (one per seed, same order as `seeds`) against the plan's targets.
 Judgement judge(const PlanSpec& plan, const BaseScenario& base, const Candidate& c, std::vector<std::uint64_t> seeds,

@@ -243,6 +243,8 @@ std::string measure_to_json(const SeedMeasure& m) {
   j["status"] = status;
   j["demand"] = m.demand;
   j["gpus_submitted"] = m.gpus_submitted;
+  j["stopped_by"] = m.stopped_by;
+  j["stopped_at_s"] = m.stopped_at_s;
   return j.dump();
 }
 
@@ -272,6 +274,8 @@ SeedMeasure measure_from_json(const std::string& text) {
     }
     m.demand = j.at("demand").get<std::map<std::string, std::vector<double>>>();
     m.gpus_submitted = j.at("gpus_submitted").get<std::map<std::string, double>>();
+    m.stopped_by = j.at("stopped_by").get<std::string>();
+    m.stopped_at_s = j.at("stopped_at_s").get<double>();
     return m;
   } catch (const json::exception& e) {
     throw Error(ErrorCode::INTERNAL, std::string("a replay's measure could not be read back: ") + e.what());

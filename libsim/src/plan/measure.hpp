@@ -50,6 +50,10 @@ struct SeedMeasure {
   std::map<std::string, std::vector<double>> demand;
   /// GPUs of the pods each queue submitted after the warm-up, summed (the screen's arrival rate).
   std::map<std::string, double> gpus_submitted;
+  /// The stop rule that ended the replay early ("" when it ran to its end), and when (s): every
+  /// measure above then covers the run up to that time only.
+  std::string stopped_by;
+  double stopped_at_s = -1;
 };
 
 inline constexpr int kDemandSamples = 240;

@@ -257,11 +257,15 @@ class Reader {
     if (!f.member("pool").is_null()) {
       if (!f.member("pools").is_null() || !f.member("percent").is_null()) f.fail("give pool and count, or pools and percent");
       k.pools.push_back(name_of(f.member("pool")));
+      k.where = f.member("pool").where();
+      k.path = f.member("pool").path();
       if (f.member("count").is_null()) f.fail("missing \"count\" (nodes: a number or {min, max})");
       k.count = range_of(f.member("count"), 0, 20000, 1, 1);
     } else {
       const Field pools = f.member("pools");
       if (pools.is_null()) f.fail("give pool (one node pool) or pools (several, scaled together)");
+      k.where = pools.where();
+      k.path = pools.path();
       if (!pools.is_sequence() && pools.string() == "*") {
         k.pools.push_back("*");
       } else {
@@ -294,6 +298,7 @@ class Reader {
       const Field pool = f.member("pool");
       if (pool.is_null()) f.fail("missing required field \"pool\" (the node pool's fields, e.g. {gpuModel: L40S, gpusPerNode: 1})");
       pool.expect_map();
+      h.pool_where = pool.where();
       for (const Field& key : pool.unknown_members({"gpuModel", "gpusPerNode", "gpuMemoryMib", "mig", "cpu", "memory", "pods"})) {
         key.fail("not a node pool field an alternative may set (gpuModel, gpusPerNode, gpuMemoryMib, mig, cpu, memory, pods)");
       }

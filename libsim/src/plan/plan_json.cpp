@@ -59,6 +59,12 @@ ordered candidate_json(const PlanOutcome& o, const Entry& e, int id) {
   }
   c["feasible"] = j.feasible;
   c["worst_ratio"] = j.worst_ratio;
+  if (!j.stopped_by.empty()) {
+    std::vector<double> at;
+    for (const SeedMeasure& m : j.measures) at.push_back(m.stopped_at_s);
+    const Target& t = o.plan.targets[std::stoul(j.stopped_by.substr(1, j.stopped_by.find('|') - 1))];
+    c["stopped_early"] = {{"target", target_text(t)}, {"queue", j.stopped_by.substr(j.stopped_by.find('|') + 1)}, {"at_s", at}};
+  }
   ordered checks = ordered::array();
   for (const Check& ch : j.checks) {
     const Target& t = o.plan.targets[ch.target];
@@ -66,6 +72,7 @@ ordered candidate_json(const PlanOutcome& o, const Entry& e, int id) {
               {"unit", metric_unit(t.metric)}, {"values", ch.values}};
     x["interval"] = interval_json(ch.interval);
     x["holds"] = ch.holds;
+    if (ch.partial) x["partial"] = true;
     checks.push_back(x);
   }
   c["checks"] = checks;
@@ -104,6 +111,8 @@ ordered failures_json(const std::vector<Failure>& failures) {
 }
 
 }  // namespace
+
+std::string candidate_entry_json(const PlanOutcome& o, const Entry& e, int id) { return candidate_json(o, e, id).dump(); }
 
 std::string plan_json(const PlanOutcome& o) {
   namespace fs = std::filesystem;

@@ -24,13 +24,12 @@ struct PlanOutcome {
 };
 
 std::string plan_json(const PlanOutcome& o);
+/// One entry of plan.json's candidates (JSON text).
+std::string candidate_entry_json(const PlanOutcome& o, const Entry& e, int id);
 /// report.md, report.html and the figures (SVG). Figures need gnuplot; without it the reports
 /// say so and carry the tables only.
 std::map<std::string, std::string> report_files(const PlanOutcome& o, Diagnostics& diagnostics);
 /// The CLI's summary: the question, the answer, the time, any failing target explained.
 std::string summary_text(const PlanOutcome& o);
-
-/// The leaf queues under `queue` ("cluster": all), for the explanation.
-std::vector<std::string> leaves_under(const BaseScenario& base, const std::string& queue);
 
 }  // namespace sim::plan

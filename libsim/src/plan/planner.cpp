@@ -2,11 +2,13 @@
 
 #include "sim/plan/planner.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <sstream>
 
 #include "plan_output.hpp"
+#include "planner_core.hpp"
 #include "replay/output_folder.hpp"
 #include "sim/core/go_json.hpp"
 
@@ -15,29 +17,11 @@ namespace sim::plan {
 Answer answer_check(Planner& planner) {
   Answer a;
   a.question = Question::CHECK;
-  const Judgement& j = planner.judge_one(planner.base().base_candidate(), SeedSet::MAIN, "check");
+  const Judgement& j = planner.judge_one(planner.base().base_candidate(), SeedSet::MAIN, "check", true);
   a.chosen = &j;
   a.found = j.feasible;
   a.recheck_holds = j.feasible;  // a check judges one configuration: no search to re-check
   return a;
-}
-
-std::vector<std::string> leaves_under(const BaseScenario& base, const std::string& queue) {
-  std::vector<std::string> out;
-  for (const std::string& leaf : base.leaf_queues()) {
-    if (queue == "cluster") {
-      out.push_back(leaf);
-      continue;
-    }
-    for (std::string q = leaf; !q.empty(); q = base.parent_of(q)) {
-      if (q == queue) {
-        out.push_back(leaf);
-        break;
-      }
-      if (out.size() > 10000) break;
-    }
-  }
-  return out;
 }
 
 std::string summary_text(const PlanOutcome& o) {
@@ -92,15 +76,10 @@ std::string summary_text(const PlanOutcome& o) {
   return s.str();
 }
 
-PlanResult run_plan(const PlanSpec& plan, const PlanOptions& options, Diagnostics& diagnostics) {
-  Planner planner(plan, options, diagnostics);
-  Answer answer;
-  switch (plan.question) {
-    case Question::CHECK: answer = answer_check(planner); break;
-    case Question::GPUS: answer = answer_gpus(planner); break;
-    case Question::QUOTAS: answer = answer_quotas(planner); break;
-    case Question::HARDWARE: answer = answer_hardware(planner); break;
-  }
+namespace {
+
+// The plan folder and the summary of an answered plan.
+PlanResult outcome(const PlanSpec& plan, Planner& planner, const Answer& answer, Diagnostics& diagnostics) {
   PlanOutcome o{plan, planner, answer, {}, {}, {}, {}, {}};
   int id = 0;
   for (const Entry& e : planner.entries()) o.ids[&e.judgement] = id++;
@@ -124,6 +103,108 @@ PlanResult run_plan(const PlanSpec& plan, const PlanOptions& options, Diagnostic
   r.replay_seconds = planner.replay_seconds();
   r.search_seconds = std::max(0.0, planner.elapsed_seconds() - planner.replay_seconds());
   return r;
+}
+
+const char* kFields[] = {"quota", "limit", "overQuotaWeight"};
+
+}  // namespace
+
+PlanResult run_plan(const PlanSpec& plan, const PlanOptions& options, Diagnostics& diagnostics) {
+  PlanSession session(plan, options, diagnostics);
+  return session.answer();
+}
+
+PlanSession::PlanSession(const PlanSpec& plan, const PlanOptions& options, Diagnostics& diagnostics)
+    : plan_(plan), options_(options), diagnostics_(diagnostics),
+      planner_(std::make_unique<Planner>(plan_, options_, diagnostics)) {}
+
+PlanSession::~PlanSession() = default;
+
+std::vector<std::string> PlanSession::leaf_queues() const { return planner_->base().leaf_queues(); }
+
+std::vector<PlanSession::Dimension> PlanSession::dimensions() const {
+  std::vector<Dimension> out;
+  for (const QuotaKnob& k : plan_.quotas) {
+    const std::optional<Range>* fields[] = {&k.quota, &k.limit, &k.weight};
+    for (int f = 0; f < 3; ++f) {
+      if (*fields[f] && !(*fields[f])->fixed()) out.push_back({k.queue, kFields[f], (*fields[f])->min, (*fields[f])->max, (*fields[f])->step});
+    }
+  }
+  return out;
+}
+
+std::vector<int> PlanSession::judge_quotas(const std::vector<std::vector<double>>& values, bool fresh, const std::string& role) {
+  const std::vector<Dimension> dims = dimensions();
+  std::vector<Candidate> candidates;
+  std::vector<int> slot(values.size(), -1);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (values[i].size() != dims.size()) {
+      throw InputError({}, "values[" + std::to_string(i) + "]", "expected " + std::to_string(dims.size()) + " numbers, one per dimension");
+    }
+    Candidate c = planner_->base().base_candidate();
+    for (std::size_t d = 0; d < dims.size(); ++d) {
+      // On the knob's grid, within its range.
+      const double steps = std::round((std::clamp(values[i][d], dims[d].min, dims[d].max) - dims[d].min) / dims[d].step);
+      const double v = std::round((dims[d].min + steps * dims[d].step) * 1000) / 1000;
+      QueueResource& r = c.gpu[dims[d].queue];
+      (dims[d].field == "quota" ? r.quota : dims[d].field == "limit" ? r.limit : r.over_quota_weight) = std::min(v, dims[d].max);
+    }
+    if (!quotas_allowed(planner_->base(), c)) continue;
+    slot[i] = static_cast<int>(candidates.size());
+    candidates.push_back(std::move(c));
+  }
+  const std::vector<const Judgement*> judged = planner_->judge(candidates, fresh ? SeedSet::FRESH : SeedSet::MAIN, role);
+  std::vector<int> ids(values.size(), -1);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (slot[i] < 0) continue;
+    const Judgement* j = judged[static_cast<std::size_t>(slot[i])];
+    for (std::size_t e = 0; e < planner_->entries().size(); ++e) {
+      if (&planner_->entries()[e].judgement == j) ids[i] = static_cast<int>(e);
+    }
+  }
+  return ids;
+}
+
+std::string PlanSession::candidate_json(int id) const {
+  if (id < 0 || static_cast<std::size_t>(id) >= planner_->entries().size()) {
+    throw InputError({}, "id", "no candidate " + std::to_string(id));
+  }
+  Answer none;
+  PlanOutcome o{plan_, *planner_, none, {}, {}, {}, {}, {}};
+  return candidate_entry_json(o, planner_->entries()[static_cast<std::size_t>(id)], id);
+}
+
+PlanResult PlanSession::answer() {
+  Answer answer;
+  switch (plan_.question) {
+    case Question::CHECK: answer = answer_check(*planner_); break;
+    case Question::GPUS: answer = answer_gpus(*planner_); break;
+    case Question::QUOTAS: answer = answer_quotas(*planner_); break;
+    case Question::HARDWARE: answer = answer_hardware(*planner_); break;
+  }
+  return outcome(plan_, *planner_, answer, diagnostics_);
+}
+
+PlanResult PlanSession::finish(int chosen, const std::vector<int>& pareto, const std::vector<std::string>& notes) {
+  const std::size_t n = planner_->entries().size();
+  auto at = [&](int id) -> const Judgement* {
+    if (id < 0 || static_cast<std::size_t>(id) >= n) throw InputError({}, "id", "no candidate " + std::to_string(id));
+    return &planner_->entries()[static_cast<std::size_t>(id)].judgement;
+  };
+  Answer a;
+  a.question = plan_.question;
+  a.chosen = &planner_->complete(*at(chosen), SeedSet::MAIN, "closest");
+  a.found = a.chosen->feasible;
+  for (int id : pareto) a.pareto.push_back(at(id));
+  a.notes = notes;
+  if (a.found && !planner_->seeds(SeedSet::FRESH).empty()) {
+    a.recheck = &planner_->judge_one(a.chosen->candidate, SeedSet::FRESH, "recheck", true);
+    a.recheck_holds = a.recheck->feasible;
+    if (!a.recheck_holds) a.notes.push_back("the answer meets the targets on the seeds but not on fresh seeds");
+  } else {
+    a.recheck_holds = a.found;
+  }
+  return outcome(plan_, *planner_, a, diagnostics_);
 }
 
 void write_plan_folder(const std::string& out, const PlanResult& result) {

@@ -51,13 +51,61 @@ class LocalRunner : public ReplayRunner {
   int jobs_;
 };
 
-MeasureOptions measure_options_from(const std::string& text) {
-  const json j = json::parse(text);
+MeasureOptions measure_options_from(const json& j) {
   MeasureOptions o;
   o.parents = j.at("parents").get<std::map<std::string, std::string>>();
   o.warmup_ms = j.at("warmup_ms").get<std::int64_t>();
   o.status_at_ms = j.at("status_at_ms").get<std::vector<std::int64_t>>();
   return o;
+}
+
+std::vector<api::StopRule> stop_rules_from(const json& j) {
+  std::vector<api::StopRule> rules;
+  for (const json& r : j.at("stop_rules")) {
+    api::StopRule rule;
+    const std::string kind = r.at("kind").get<std::string>();
+    rule.kind = kind == "share" ? api::StopRule::Kind::SHARE
+                : kind == "evictions" ? api::StopRule::Kind::EVICTIONS
+                                      : api::StopRule::Kind::PERCENTILE;
+    rule.name = r.at("name").get<std::string>();
+    rule.queues = r.at("queues").get<std::vector<std::string>>();
+    rule.from_ms = r.at("from_ms").get<std::int64_t>();
+    rule.wait_over_s = r.at("wait_over_s").get<double>();
+    rule.limit = r.at("limit").get<double>();
+    rules.push_back(std::move(rule));
+  }
+  return rules;
+}
+
+// A replay may stop as soon as a target is missed for certain on its seed: a wait percentile
+// above its bound, too many pods waiting longer than allowed, too many evictions.
+json stop_rules_of(const PlanSpec& plan, const BaseScenario& base) {
+  json rules = json::array();
+  for (std::size_t t = 0; t < plan.targets.size(); ++t) {
+    const Target& target = plan.targets[t];
+    std::string kind;
+    double over = target.bound, limit = 0;
+    switch (target.metric) {
+      case Metric::WAIT_P95: kind = "percentile", limit = 95; break;
+      case Metric::WAIT_MAX: kind = "percentile", limit = 100; break;
+      case Metric::WAIT_PROBABILITY: kind = "share", over = target.over_s, limit = target.bound; break;
+      case Metric::EVICTIONS_MAX: kind = "evictions", over = 0, limit = target.bound; break;
+      default: continue;
+    }
+    std::vector<std::string> scopes;
+    if (target.scope == "*") {
+      scopes = base.leaf_queues();
+    } else {
+      scopes.push_back(target.scope);
+    }
+    for (const std::string& q : scopes) {
+      std::vector<std::string> queues;
+      if (q != "cluster") queues = leaves_under(base, q);
+      rules.push_back({{"kind", kind}, {"name", stop_rule_name(t, q)}, {"queues", queues}, {"from_ms", plan.warmup_ms},
+                       {"wait_over_s", over}, {"limit", limit}});
+    }
+  }
+  return rules;
 }
 
 }  // namespace
@@ -69,9 +117,14 @@ std::string run_replay_job(const ReplayJob& job) {
   o.base_dir = job.base_dir;
   o.progress = false;
   o.pending_reasons = true;
+  const json options = json::parse(job.measure_options);
+  o.stop_rules = stop_rules_from(options);
   Diagnostics ignored;  // the base scenario's warnings were given once, from its own file
   const api::ReplayResult r = api::run_replay(o, ignored);
-  return measure_to_json(measure(r.outputs, r.pending_reasons, measure_options_from(job.measure_options), job.seed, r.cycles));
+  SeedMeasure m = measure(r.outputs, r.pending_reasons, measure_options_from(options), job.seed, r.cycles);
+  m.stopped_by = r.stopped_by;
+  m.stopped_at_s = r.stopped_at_ms < 0 ? -1 : static_cast<double>(r.stopped_at_ms) / 1000.0;
+  return measure_to_json(m);
 }
 
 std::vector<std::int64_t> status_times(const PlanSpec& plan, const BaseScenario& base) {
@@ -98,7 +151,16 @@ Planner::Planner(const PlanSpec& plan, const PlanOptions& options, Diagnostics& 
   for (int i = 0; i < plan.fresh_seeds; ++i) fresh_.push_back(plan.first_seed + static_cast<std::uint64_t>(plan.seeds + i));
   json parents = json::object();
   for (const PlannedQueue& q : base_->queues_for(base_->base_candidate())) parents[q.name] = q.parent;
-  measure_options_ = json{{"parents", parents}, {"warmup_ms", plan.warmup_ms}, {"status_at_ms", status_times(plan, *base_)}}.dump();
+  json measuring{{"parents", parents}, {"warmup_ms", plan.warmup_ms}, {"status_at_ms", status_times(plan, *base_)},
+                 {"stop_rules", json::array()}};
+  measure_options_full_ = measuring.dump();
+  measuring["stop_rules"] = stop_rules_of(plan, *base_);
+  measure_options_ = measuring.dump();
+  for (const json& rule : measuring["stop_rules"]) {
+    json one = measuring;
+    one["stop_rules"] = json::array({rule});
+    options_by_rule_[rule.at("name").get<std::string>()] = one.dump();
+  }
   if (options.runner != nullptr) {
     runner_ = options.runner;
   } else {
@@ -107,12 +169,14 @@ Planner::Planner(const PlanSpec& plan, const PlanOptions& options, Diagnostics& 
   }
 }
 
+const std::string& Planner::options_with_rule(const std::string& rule) const { return options_by_rule_.at(rule); }
+
 double Planner::elapsed_seconds() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
 }
 
-std::string Planner::key(const Candidate& c, SeedSet s) const {
-  std::string k = (s == SeedSet::MAIN ? "M|" : "F|") + c.hardware + "|";
+std::string Planner::key(const Candidate& c, SeedSet s, bool full) const {
+  std::string k = std::string(full ? "full|" : "") + (s == SeedSet::MAIN ? "M|" : "F|") + c.hardware + "|";
   for (const auto& [pool, n] : c.nodes) k += pool + "=" + std::to_string(n) + ",";
   k += "|";
   for (const auto& [q, r] : c.gpu) {
@@ -136,19 +200,26 @@ std::string Planner::describe(const Candidate& c) const {
   return out.empty() ? "the base scenario" : out;
 }
 
-std::vector<const Judgement*> Planner::judge(const std::vector<Candidate>& candidates, SeedSet set, const std::string& role) {
+const Judgement& Planner::complete(const Judgement& j, SeedSet seeds, const std::string& role) {
+  bool stopped = false;
+  for (const SeedMeasure& m : j.measures) stopped = stopped || !m.stopped_by.empty();
+  return stopped ? judge_one(j.candidate, seeds, role, true) : j;
+}
+
+std::vector<const Judgement*> Planner::judge(const std::vector<Candidate>& candidates, SeedSet set, const std::string& role,
+                                             bool full) {
   const std::vector<std::uint64_t>& seeds = this->seeds(set);
   std::vector<ReplayJob> jobs;
   std::vector<std::size_t> fresh;  // candidates to replay, by index into `candidates`
   std::map<std::string, std::size_t> first_of;
   for (std::size_t i = 0; i < candidates.size(); ++i) {
-    const std::string k = key(candidates[i], set);
+    const std::string k = key(candidates[i], set, full);
     if (index_.contains(k) || first_of.contains(k)) continue;
     first_of[k] = i;
     fresh.push_back(i);
     for (std::uint64_t seed : seeds) {
       const ScenarioText t = base_->text_for(candidates[i], seed);
-      jobs.push_back({t.text, t.name, t.base_dir, seed, measure_options_});
+      jobs.push_back({t.text, t.name, t.base_dir, seed, full ? measure_options_full_ : measure_options_});
     }
   }
   if (!jobs.empty()) {
@@ -157,18 +228,71 @@ std::vector<const Judgement*> Planner::judge(const std::vector<Candidate>& candi
     replay_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     replays_ += jobs.size();
     std::size_t at = 0;
-    for (std::size_t i : fresh) {
+    std::vector<std::vector<SeedMeasure>> by_candidate;
+    for (std::size_t k = 0; k < fresh.size(); ++k) {
       std::vector<SeedMeasure> measures;
       for (std::size_t s = 0; s < seeds.size(); ++s) measures.push_back(measure_from_json(measured[at++]));
-      Entry e{plan::judge(plan_, *base_, candidates[i], seeds, std::move(measures)), set, role};
-      index_[key(candidates[i], set)] = entries_.size();
+      by_candidate.push_back(std::move(measures));
+    }
+    // A candidate fails for certain when every seed stopped on the same rule. Seeds that stopped
+    // on another rule than the most common one replay again, stopping on that one alone; if the
+    // seeds still do not all stop alike, those that stopped replay to the end.
+    for (int round = 0; round < 2; ++round) {
+      std::vector<ReplayJob> again;
+      std::vector<std::pair<std::size_t, std::size_t>> again_at;
+      for (std::size_t k = 0; k < fresh.size(); ++k) {
+        const std::vector<SeedMeasure>& measures = by_candidate[k];
+        std::map<std::string, int> stops;
+        for (const SeedMeasure& m : measures) {
+          if (!m.stopped_by.empty()) ++stops[m.stopped_by];
+        }
+        if (stops.empty() || (stops.size() == 1 && stops.begin()->second == static_cast<int>(measures.size()))) continue;
+        std::string common;
+        int most = 0;
+        for (const auto& [rule, n] : stops) {
+          if (n > most) common = rule, most = n;
+        }
+        // When fewer than half the seeds stopped at all, the candidate is near its limit: the
+        // stopped ones replay to the end at once.
+        int stopped = 0;
+        for (const auto& [rule, n] : stops) stopped += n;
+        if (round == 0 && 2 * stopped < static_cast<int>(measures.size())) {
+          for (std::size_t s = 0; s < seeds.size(); ++s) {
+            if (measures[s].stopped_by.empty()) continue;
+            ReplayJob job = jobs[k * seeds.size() + s];
+            job.measure_options = measure_options_full_;
+            again.push_back(std::move(job));
+            again_at.emplace_back(k, s);
+          }
+          continue;
+        }
+        for (std::size_t s = 0; s < seeds.size(); ++s) {
+          const bool other = round == 0 ? measures[s].stopped_by != common : !measures[s].stopped_by.empty();
+          if (!other) continue;
+          ReplayJob job = jobs[k * seeds.size() + s];
+          job.measure_options = round == 0 ? options_with_rule(common) : measure_options_full_;
+          again.push_back(std::move(job));
+          again_at.emplace_back(k, s);
+        }
+      }
+      if (again.empty()) break;
+      const auto t1 = std::chrono::steady_clock::now();
+      const std::vector<std::string> more = runner_->run(again);
+      replay_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+      replays_ += again.size();
+      for (std::size_t r = 0; r < again.size(); ++r) by_candidate[again_at[r].first][again_at[r].second] = measure_from_json(more[r]);
+    }
+    for (std::size_t k = 0; k < fresh.size(); ++k) {
+      const std::size_t i = fresh[k];
+      Entry e{plan::judge(plan_, *base_, candidates[i], seeds, std::move(by_candidate[k])), set, role};
+      index_[key(candidates[i], set, full)] = entries_.size();
       entries_.push_back(std::move(e));
     }
     expected_ = expected_ > jobs.size() ? expected_ - jobs.size() : 0;
     report_progress();
   }
   std::vector<const Judgement*> out;
-  for (const Candidate& c : candidates) out.push_back(&entries_[index_.at(key(c, set))].judgement);
+  for (const Candidate& c : candidates) out.push_back(&entries_[index_.at(key(c, set, full))].judgement);
   return out;
 }
 

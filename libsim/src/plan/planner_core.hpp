@@ -35,11 +35,16 @@ class Planner {
   const std::vector<std::uint64_t>& seeds(SeedSet s) const { return s == SeedSet::MAIN ? main_ : fresh_; }
 
   /// Judges each candidate on the seed set (replays run together, in parallel); a candidate
-  /// judged before on the same set is not replayed again. Adds new ones to `entries()`.
-  std::vector<const Judgement*> judge(const std::vector<Candidate>& candidates, SeedSet seeds, const std::string& role);
-  const Judgement& judge_one(const Candidate& c, SeedSet seeds, const std::string& role) {
-    return *judge({c}, seeds, role).front();
+  /// judged before on the same set is not replayed again. Adds new ones to `entries()`. A
+  /// replay stops as soon as a target is missed for certain on its seed, unless `full`: then
+  /// every replay runs to its end and every measure is complete.
+  std::vector<const Judgement*> judge(const std::vector<Candidate>& candidates, SeedSet seeds, const std::string& role,
+                                      bool full = false);
+  const Judgement& judge_one(const Candidate& c, SeedSet seeds, const std::string& role, bool full = false) {
+    return *judge({c}, seeds, role, full).front();
   }
+  /// `j` itself when its replays ran to their end, else `j`'s candidate judged again in full.
+  const Judgement& complete(const Judgement& j, SeedSet seeds, const std::string& role);
 
   /// Every judgement so far, in judging order (references stay valid).
   const std::deque<Entry>& entries() const { return entries_; }
@@ -55,14 +60,17 @@ class Planner {
   double elapsed_seconds() const;
 
  private:
-  std::string key(const Candidate& c, SeedSet s) const;
+  std::string key(const Candidate& c, SeedSet s, bool full) const;
   void report_progress();
 
   const PlanSpec& plan_;
   const PlanOptions& options_;
   std::shared_ptr<const BaseScenario> base_;
   std::vector<std::uint64_t> main_, fresh_;
-  std::string measure_options_;
+  std::string measure_options_;       // with the stop rules
+  std::string measure_options_full_;  // without: replays that must run to the end
+  std::map<std::string, std::string> options_by_rule_;  // with one stop rule
+  const std::string& options_with_rule(const std::string& rule) const;
   std::deque<Entry> entries_;
   std::map<std::string, std::size_t> index_;  // key -> entry
   std::size_t replays_ = 0, expected_ = 0;

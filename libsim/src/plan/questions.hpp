@@ -41,6 +41,9 @@ Answer answer_gpus(Planner& planner);
 Answer answer_quotas(Planner& planner);
 Answer answer_hardware(Planner& planner);
 
+/// Child quotas within the parent's (KAI's queue webhook), and each quota within its limit.
+bool quotas_allowed(const BaseScenario& base, const Candidate& c);
+
 /// The GPU search for one hardware option ("" = the base scenario's) over `range` of the knob.
 Answer search_gpus(Planner& planner, const std::string& hardware, const Range& range);
 

@@ -52,7 +52,7 @@ class QuotaSearch {
     const int budget = p_.plan().search.replayed;
     p_.expect_replays(static_cast<std::size_t>(budget + 1) * p_.seeds(SeedSet::MAIN).size());
     // The base scenario's own values: the demand the screen divides, and a point of reference.
-    const Judgement& reference = p_.judge_one(base_, SeedSet::MAIN, "base");
+    const Judgement& reference = p_.judge_one(base_, SeedSet::MAIN, "base", true);
     prepare_screen(reference);
 
     const auto t0 = std::chrono::steady_clock::now();
@@ -76,13 +76,14 @@ class QuotaSearch {
       if (seen_.insert(pool[i]).second) batch.push_back(pool[i]);
     }
     judge(batch, "screen");
-    // Then step by step from the best judged: every knob up and down by 1, 4 and 16 grid steps,
-    // screened, the best few replayed.
+    // Then step by step from the best judged: every knob up and down by an eighth and a
+    // thirty-second of its range and by one grid step, screened, the best few replayed.
     while (static_cast<int>(judged_.size()) < budget) {
       const std::vector<int> from = best_point();
       std::vector<std::pair<double, std::vector<int>>> next;
       for (std::size_t d = 0; d < dims_.size(); ++d) {
-        for (int delta : {1, -1, 4, -4, 16, -16}) {
+        const int big = std::max(1, dims_[d].steps() / 8), small = std::max(1, dims_[d].steps() / 32);
+        for (int delta : {big, -big, small, -small, 1, -1}) {
           std::vector<int> x = from;
           x[d] = std::clamp(x[d] + delta, 0, dims_[d].steps());
           if (x == from || seen_.contains(x) || !allowed(x)) continue;
@@ -131,20 +132,7 @@ class QuotaSearch {
     return c;
   }
 
-  // Child quotas within the parent's (KAI's queue webhook), and each quota within its limit.
-  bool allowed(const std::vector<int>& x) const {
-    const std::vector<PlannedQueue> queues = p_.base().queues_for(candidate(x));
-    std::map<std::string, double> children;
-    for (const PlannedQueue& q : queues) {
-      if (q.gpu.limit >= 0 && q.gpu.quota > q.gpu.limit + 1e-9) return false;
-      if (!q.parent.empty() && q.gpu.quota > 0) children[q.parent] += q.gpu.quota;
-    }
-    for (const PlannedQueue& q : queues) {
-      auto it = children.find(q.name);
-      if (it != children.end() && q.gpu.quota >= 0 && it->second > q.gpu.quota + 1e-9) return false;
-    }
-    return true;
-  }
+  bool allowed(const std::vector<int>& x) const { return quotas_allowed(p_.base(), candidate(x)); }
 
   void prepare_screen(const Judgement& reference) {
     const std::vector<PlannedQueue> queues = p_.base().queues_for(base_);
@@ -309,6 +297,7 @@ class QuotaSearch {
     a.chosen = ranked.front();
     a.found = a.chosen->feasible;
     if (!a.found) {
+      a.chosen = &p_.complete(*a.chosen, SeedSet::MAIN, "closest");
       a.notes.push_back("none of the " + std::to_string(all.size()) + " candidates judged meets every target");
       return;
     }
@@ -318,7 +307,7 @@ class QuotaSearch {
       return;
     }
     for (std::size_t i = 0; i < ranked.size() && i < 3 && ranked[i]->feasible; ++i) {
-      const Judgement& fresh = p_.judge_one(ranked[i]->candidate, SeedSet::FRESH, "recheck");
+      const Judgement& fresh = p_.judge_one(ranked[i]->candidate, SeedSet::FRESH, "recheck", true);
       if (a.recheck == nullptr) a.recheck = &fresh;
       if (fresh.feasible) {
         if (i > 0) a.notes.push_back("the best candidate did not hold on fresh seeds; the next that does is the answer");
@@ -349,6 +338,20 @@ class QuotaSearch {
 };
 
 }  // namespace
+
+bool quotas_allowed(const BaseScenario& base, const Candidate& c) {
+  const std::vector<PlannedQueue> queues = base.queues_for(c);
+  std::map<std::string, double> children;
+  for (const PlannedQueue& q : queues) {
+    if (q.gpu.limit >= 0 && q.gpu.quota > q.gpu.limit + 1e-9) return false;
+    if (!q.parent.empty() && q.gpu.quota > 0) children[q.parent] += q.gpu.quota;
+  }
+  for (const PlannedQueue& q : queues) {
+    auto it = children.find(q.name);
+    if (it != children.end() && q.gpu.quota >= 0 && it->second > q.gpu.quota + 1e-9) return false;
+  }
+  return true;
+}
 
 Answer answer_quotas(Planner& planner) { return QuotaSearch(planner).run(); }
 

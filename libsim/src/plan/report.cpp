@@ -171,11 +171,13 @@ const char* kColours[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
 struct Series {
   std::string title;
   std::vector<std::array<double, 4>> points;  // x, mean, lower, upper
+  std::vector<std::array<double, 2>> stopped;  // x, value: replays stopped once the target was missed
 };
 
 // A line per series with its band (the two one-sided bounds), and the target lines.
 Figure curve_figure(const std::string& file, const std::string& xlabel, const std::string& ylabel,
-                    const std::vector<Series>& series, const std::vector<std::pair<std::string, double>>& targets) {
+                    const std::vector<Series>& series, const std::vector<std::pair<std::string, double>>& targets,
+                    std::optional<double> answer_x) {
   Figure f;
   f.file = file;
   double lo = 1e300, hi = 0, xmin = 1e300, xmax = -1e300;
@@ -183,6 +185,12 @@ Figure curve_figure(const std::string& file, const std::string& xlabel, const st
     for (const auto& p : s.points) {
       if (p[1] > 0) lo = std::min(lo, p[1]);
       hi = std::max(hi, p[3]);
+      xmin = std::min(xmin, p[0]);
+      xmax = std::max(xmax, p[0]);
+    }
+    for (const auto& p : s.stopped) {
+      if (p[1] > 0) lo = std::min(lo, p[1]);
+      hi = std::max(hi, p[1]);
       xmin = std::min(xmin, p[0]);
       xmax = std::max(xmax, p[0]);
     }
@@ -195,7 +203,7 @@ Figure curve_figure(const std::string& file, const std::string& xlabel, const st
   const double floor = log ? lo / 2 : 0;
   std::ostringstream s;
   s << "set xlabel " << gp_string(xlabel) << "\nset ylabel " << gp_string(ylabel + (log ? ", log scale" : "")) << "\n"
-    << "set key below\nset grid\nset style fill transparent solid 0.2 noborder\n";
+    << "set key below horizontal\nset grid\nset style fill transparent solid 0.2 noborder\n";
   if (log) s << "set logscale y\n";
   if (xmin <= xmax) s << "set xrange [" << num(xmin - 0.5) << ":" << num(xmax + 0.5) << "]\n";
   if (!log) s << "set yrange [0:*]\nset offsets 0, 0, graph 0.08, 0\n";
@@ -212,10 +220,23 @@ Figure curve_figure(const std::string& file, const std::string& xlabel, const st
     plots.push_back(gp_string(name) + " using 1:3:4 with filledcurves lc rgb '" + colour + "' notitle");
     plots.push_back(gp_string(name) + " using 1:2 with linespoints lw 2 pt 7 lc rgb '" + colour + "' title " +
                     gp_string(series[i].title));
+    if (!series[i].stopped.empty()) {
+      std::ostringstream more;
+      for (const auto& p : series[i].stopped) more << num(p[0], 6) << "\t" << num(std::max(floor, p[1]), 6) << "\n";
+      const std::string stopped = file + "-stopped" + std::to_string(i) + ".tsv";
+      f.data[stopped] = more.str();
+      plots.push_back(gp_string(stopped) + " using 1:2 with points pt 6 ps 1.5 lw 2 lc rgb '" + colour + "' title " +
+                      gp_string(series[i].title + ": stopped early (value so far)"));
+    }
   }
   for (std::size_t i = 0; i < targets.size(); ++i) {
     plots.push_back(num(std::max(floor, targets[i].second), 6) + " with lines dt 2 lw 2 lc rgb '#000000' title " +
                     gp_string(targets[i].first));
+  }
+  if (answer_x) {
+    s << "set arrow from " << num(*answer_x, 6) << ", graph 0 to " << num(*answer_x, 6)
+      << ", graph 1 nohead lw 2 lc rgb '#555555' dt 3\nset label 'answer' at " << num(*answer_x, 6)
+      << ", graph 0.95 offset 0.5,0\n";
   }
   s << "plot " << (plots.empty() ? "NaN notitle" : "");
   for (std::size_t i = 0; i < plots.size(); ++i) s << (i ? ", \\\n     " : "") << plots[i];
@@ -365,7 +386,11 @@ std::map<std::string, std::string> report_files(const PlanOutcome& o, Diagnostic
           if (plan.targets[c.target].metric != *metric) continue;
           Series& s = by_queue[c.queue];
           s.title = c.queue;
-          s.points.push_back({base.gpus_of(j->candidate), c.interval.mean, c.interval.lower, c.interval.upper});
+          if (j->stopped_by.empty()) {
+            s.points.push_back({base.gpus_of(j->candidate), c.interval.mean, c.interval.lower, c.interval.upper});
+          } else {
+            s.stopped.push_back({base.gpus_of(j->candidate), c.interval.mean});
+          }
         }
       }
       for (auto& [q, s] : by_queue) series.push_back(std::move(s));
@@ -378,26 +403,38 @@ std::map<std::string, std::string> report_files(const PlanOutcome& o, Diagnostic
           for (const Check& c : j->checks) {
             if (plan.targets[c.target].metric == *metric && (worst == nullptr || c.interval.upper > worst->interval.upper)) worst = &c;
           }
-          if (worst != nullptr) s.points.push_back({static_cast<double>(base.devices_of(j->candidate)), worst->interval.mean,
-                                                    worst->interval.lower, worst->interval.upper});
+          if (worst == nullptr) continue;
+          if (j->stopped_by.empty()) {
+            s.points.push_back({static_cast<double>(base.devices_of(j->candidate)), worst->interval.mean, worst->interval.lower,
+                                worst->interval.upper});
+          } else {
+            s.stopped.push_back({static_cast<double>(base.devices_of(j->candidate)), worst->interval.mean});
+          }
         }
         series.push_back(std::move(s));
       }
     }
-    for (Series& s : series) std::sort(s.points.begin(), s.points.end());
+    for (Series& s : series) {
+      std::sort(s.points.begin(), s.points.end());
+      std::sort(s.stopped.begin(), s.stopped.end());
+    }
+    std::optional<double> answer_x;
+    if (a.found && a.chosen != nullptr) {
+      answer_x = a.question == Question::GPUS ? base.gpus_of(a.chosen->candidate) : base.devices_of(a.chosen->candidate);
+    }
     figures.push_back(curve_figure("gpus.svg", a.question == Question::GPUS ? "GPUs in the cluster (count)" : "GPU devices (count)",
-                                   axis_label(*metric), series, targets));
+                                   axis_label(*metric), series, targets, answer_x));
     doc.push_back({Block::FIGURE,
                    axis_label(*metric) + " against GPUs: mean over the seeds, the band between the one-sided " +
-                       num(plan.confidence * 100, 1) + "% bounds, and the target (dashed)",
+                       num(plan.confidence * 100, 1) +
+                       "% bounds, and the target (dashed). Open circles: every seed's replay stopped as soon as a target "
+                       "was missed for certain, so the value covers the run up to then",
                    {}, "gpus.svg"});
   }
   if (a.question == Question::QUOTAS) {
-    Series all, front, chosen;
-    all.title = "judged";
-    front.title = "Pareto front";
-    chosen.title = "answer";
-    auto point = [&](const Judgement& j) {
+    std::ostringstream feasible, infeasible, front, chosen;
+    double xmax = 0;
+    auto point = [&](const Judgement& j, std::ostringstream& out) {
       double worst = 0;
       for (const Check& c : j.checks) {
         const Metric m = plan.targets[c.target].metric;
@@ -406,42 +443,44 @@ std::map<std::string, std::string> report_files(const PlanOutcome& o, Diagnostic
       double ev = 0;
       for (const SeedMeasure& m : j.measures) ev += m.cluster.evictions;
       ev /= static_cast<double>(std::max<std::size_t>(1, j.measures.size()));
-      return std::array<double, 4>{worst, ev, ev, ev};
+      xmax = std::max(xmax, worst);
+      out << num(worst, 6) << "\t" << num(ev, 6) << "\n";
     };
     for (const Entry& e : o.planner.entries()) {
-      if (e.seeds == SeedSet::MAIN) all.points.push_back(point(e.judgement));
+      if (e.seeds == SeedSet::MAIN) point(e.judgement, e.judgement.feasible ? feasible : infeasible);
     }
-    for (const Judgement* j : a.pareto) front.points.push_back(point(*j));
-    if (a.chosen != nullptr) chosen.points.push_back(point(*a.chosen));
-    std::sort(front.points.begin(), front.points.end());
+    for (const Judgement* j : a.pareto) point(*j, front);
+    if (a.chosen != nullptr) point(*a.chosen, chosen);
     Figure f;
     f.file = "pareto.svg";
-    auto tsv = [](const Series& s) {
-      std::ostringstream d;
-      for (const auto& p : s.points) d << num(p[0], 6) << "\t" << num(p[1], 6) << "\n";
-      return d.str();
-    };
-    f.data = {{"pareto-all.tsv", tsv(all)}, {"pareto-front.tsv", tsv(front)}, {"pareto-answer.tsv", tsv(chosen)}};
-    std::ostringstream s;
-    s << "set xlabel 'worst queue wait, one-sided upper bound (s)'\nset ylabel 'evictions per run (pods, mean over seeds)'\n"
-      << "set key below\nset grid\nset yrange [0:*]\nset xrange [0:*]\nset offsets 0, graph 0.05, graph 0.08, 0\n";
-    std::string targets;
+    // gnuplot needs a point in each file it plots; an empty set is a point it never draws.
+    auto text = [](const std::ostringstream& s) { return s.str().empty() ? std::string("NaN\tNaN\n") : s.str(); };
+    f.data = {{"pareto-feasible.tsv", text(feasible)}, {"pareto-infeasible.tsv", text(infeasible)},
+              {"pareto-front.tsv", text(front)}, {"pareto-answer.tsv", text(chosen)}};
     double tightest = 0;
     for (const Target& t : plan.targets) {
       if ((t.metric == Metric::WAIT_P95 || t.metric == Metric::WAIT_MAX || t.metric == Metric::WAIT_MEAN) && t.bound > 0) {
         tightest = tightest == 0 ? t.bound : std::min(tightest, t.bound);
       }
     }
-    if (tightest > 0) s << "set arrow from " << num(tightest, 6) << ", graph 0 to " << num(tightest, 6) << ", graph 1 nohead dt 2 lw 2\n"
-                        << "set label 'tightest wait target' at " << num(tightest, 6) << ", graph 0.95 offset 1,0\n";
-    s << "plot 'pareto-all.tsv' using 1:2 with points pt 7 ps 0.8 lc rgb '#999999' title 'candidates judged', \\\n"
-      << "     'pareto-front.tsv' using 1:2 with linespoints pt 7 ps 1.2 lw 2 lc rgb '#1f77b4' title 'Pareto front', \\\n"
+    std::ostringstream s;
+    s << "set xlabel 'worst queue wait, one-sided upper bound (s)'\nset ylabel 'evictions per run (pods, mean over seeds)'\n"
+      << "set key below horizontal\nset grid\nset yrange [0:*]\nset xrange [0:" << num(std::max(xmax, tightest) * 1.1 + 1, 3)
+      << "]\nset offsets 0, 0, graph 0.08, 0\n";
+    if (tightest > 0) {
+      s << "set arrow from " << num(tightest, 6) << ", graph 0 to " << num(tightest, 6) << ", graph 1 nohead dt 2 lw 2\n"
+        << "set label 'tightest wait target' at " << num(tightest, 6) << ", graph 0.95 right offset -0.5,0\n";
+    }
+    s << "plot 'pareto-infeasible.tsv' using 1:2 with points pt 2 ps 1 lc rgb '#999999' title 'misses a target', \\\n"
+      << "     'pareto-feasible.tsv' using 1:2 with points pt 7 ps 0.9 lc rgb '#999999' title 'meets every target', \\\n"
+      << "     'pareto-front.tsv' using 1:2 with points pt 6 ps 2 lw 2 lc rgb '#1f77b4' title 'Pareto front', \\\n"
       << "     'pareto-answer.tsv' using 1:2 with points pt 3 ps 3 lw 3 lc rgb '#d62728' title 'answer'\n";
     f.script = s.str();
     figures.push_back(f);
     doc.push_back({Block::FIGURE,
-                   "Pareto front of the quota candidates: the worst queue's wait bound against evictions (the front also weighs "
-                   "each queue's wait and utilization; plan.json lists them)",
+                   "The quota candidates judged: the worst queue's wait bound against evictions. The Pareto front (blue rings) "
+                   "weighs each queue's wait bound, evictions and utilization at once, so a ring can sit behind another point "
+                   "in these two measures; plan.json lists every objective",
                    {}, "pareto.svg"});
   }
   if (a.chosen != nullptr) {
@@ -478,7 +517,9 @@ std::map<std::string, std::string> report_files(const PlanOutcome& o, Diagnostic
     const Interval util = over_seeds(plan, j, Metric::UTILIZATION_MIN, "cluster");
     const Interval ev = over_seeds(plan, j, Metric::EVICTIONS_MAX, "cluster");
     candidates.rows.push_back({std::to_string(o.ids.at(&j)), e.role, e.seeds == SeedSet::MAIN ? "main" : "fresh",
-                               o.planner.describe(j.candidate), j.feasible ? "yes" : "no", num(j.worst_ratio),
+                               o.planner.describe(j.candidate),
+                               j.feasible ? "yes" : j.stopped_by.empty() ? "no" : "no (stopped early: a target missed on every seed)",
+                               num(j.worst_ratio),
                                num(util.mean), num(ev.mean, 1)});
   }
   doc.push_back(candidates);

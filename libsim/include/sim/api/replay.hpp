@@ -13,6 +13,23 @@
 
 namespace sim::api {
 
+/// A condition that, once it holds, decides a measure of the replay whatever happens later, so
+/// the replay may stop there (the planner stops a candidate that already misses a target).
+/// Rules apply only when every pod comes from generators or a trace; otherwise they are ignored.
+struct StopRule {
+  enum class Kind {
+    PERCENTILE,  ///< the nearest-rank `limit` percentile of the counted pods' waits exceeds wait_over_s
+    SHARE,       ///< more than `limit` (0..1) of the counted pods waited longer than wait_over_s
+    EVICTIONS,   ///< more than `limit` pods of the queues were evicted
+  };
+  Kind kind = Kind::PERCENTILE;
+  std::string name;                 ///< reported in ReplayResult::stopped_by
+  std::vector<std::string> queues;  ///< pods of these queues (their `kai.scheduler/queue`); empty: every pod
+  std::int64_t from_ms = 0;         ///< only pods submitted at or after this time count
+  double wait_over_s = 0;           ///< s
+  double limit = 0;
+};
+
 struct ReplayOptions {
   std::string scenario_path;  ///< file to read; with `scenario_text` set, only its name in messages
   std::string scenario_text;  ///< the scenario itself when it does not come from a file
@@ -29,6 +46,8 @@ struct ReplayOptions {
   bool progress = true;
   /// Fill ReplayResult::pending_reasons (costs a pass over the jobs after each full cycle).
   bool pending_reasons = false;
+  /// Stop after the first cycle at which one of these holds (StopRule); the outputs then end there.
+  std::vector<StopRule> stop_rules;
 };
 
 /// One failed expectation, readable as "at 65s: queue team-vision allocated GPU is 0, want 0.33".
@@ -70,6 +89,9 @@ struct ReplayResult {
   /// ("OverLimit", "OverQuota", "fragmentation", "not enough GPUs", "other"; see
   /// docs/plan-format.md), each pending pod counted for the schedulePeriod after each cycle.
   std::map<std::string, std::map<std::string, double>> pending_reasons;
+  /// The StopRule that ended the replay early ("" when it ran to its end), and when.
+  std::string stopped_by;
+  std::int64_t stopped_at_ms = -1;
 };
 
 /// Runs the replay. Throws InputError for a bad scenario (file, line, field) before writing

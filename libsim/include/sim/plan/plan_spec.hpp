@@ -61,6 +61,8 @@ struct GpuKnob {
   std::vector<std::string> pools;  ///< one pool for `pool:`, several (or all) for `scale:`
   bool scaled = false;             ///< the value is a percentage of each pool's base count
   Range count;                     ///< nodes, or percent when `scaled`
+  SourceLocation where;            ///< of `pool` / `pools`, for messages
+  std::string path;
 };
 
 /// `knobs.quotas.<queue>`: the GPU block of one Queue (quota and limit in GPU devices, in steps
@@ -86,6 +88,7 @@ struct HardwareOption {
   std::string whole_gpu_profile;
   SourceLocation where;
   std::string path;
+  SourceLocation pool_where;  ///< of `pool`, for messages
 };
 
 /// `base.genTrace`: `kaisim gen trace` drawn again for every seed.

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <map>
 #include <string>
 #include <vector>
@@ -64,6 +65,50 @@ struct PlanResult {
 
 /// Answers the plan. Throws InputError for a bad plan or base scenario (before any replay).
 PlanResult run_plan(const PlanSpec& plan, const PlanOptions& options, Diagnostics& diagnostics);
+
+class Planner;
+
+/// A plan being answered step by step: what the Python package drives when another optimiser
+/// (Optuna) proposes the quota candidates. `answer()` is run_plan's own search.
+class PlanSession {
+ public:
+  /// One searched number of the quota knobs.
+  struct Dimension {
+    std::string queue;
+    std::string field;  ///< "quota", "limit" or "overQuotaWeight"
+    double min = 0, max = 0, step = 0;
+  };
+
+  /// Reads the base scenario and checks the knobs; throws InputError like run_plan.
+  PlanSession(const PlanSpec& plan, const PlanOptions& options, Diagnostics& diagnostics);
+  ~PlanSession();
+  PlanSession(const PlanSession&) = delete;
+  PlanSession& operator=(const PlanSession&) = delete;
+
+  /// The base scenario's leaf queues, in name order.
+  std::vector<std::string> leaf_queues() const;
+  /// The quota knobs' ranges, in the order judge_quotas takes values.
+  std::vector<Dimension> dimensions() const;
+  /// Judges quota candidates (each a value per dimension, put on its grid) on the plan's seeds,
+  /// or the fresh ones, all replays together. Returns each candidate's id (its place in
+  /// plan.json's candidates), or -1 when it breaks a rule (children's quotas above the parent's,
+  /// a quota above its limit) and is not judged.
+  std::vector<int> judge_quotas(const std::vector<std::vector<double>>& values, bool fresh, const std::string& role);
+  /// A judged candidate as plan.json lists it (JSON text).
+  std::string candidate_json(int id) const;
+
+  /// The plan's own deterministic search; the session is used up afterwards.
+  PlanResult answer();
+  /// A quota answer chosen by the caller: `chosen` is judged again on the fresh seeds (when the
+  /// plan has any) and `pareto` is the front to report; `notes` go into the summary.
+  PlanResult finish(int chosen, const std::vector<int>& pareto, const std::vector<std::string>& notes);
+
+ private:
+  const PlanSpec& plan_;
+  PlanOptions options_;
+  Diagnostics& diagnostics_;
+  std::unique_ptr<Planner> planner_;
+};
 
 /// Writes the folder all at once (replacing an earlier plan folder only; see
 /// docs/plan-format.md).
