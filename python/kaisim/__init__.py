@@ -8,9 +8,10 @@
 See python/README.md for the whole API.
 """
 
-from . import plot
+from . import live, plot
 from .builder import ScenarioBuilder
 from .errors import (
+    ClusterError,
     ExpectationFailed,
     InputFileNotFoundError,
     InputIsADirectoryError,
@@ -23,6 +24,7 @@ from .errors import (
     ScenarioError,
 )
 from .limits import limits, set_limits
+from .plan import PlanResult, plan
 from .result import Result
 from .run import KaisimWarning, cycle, fair_share, gen_trace, replay
 from .scenario import Scenario
@@ -31,6 +33,7 @@ from .sweep import sweep, variants
 __version__ = "0.1.0"
 
 __all__ = [
+    "ClusterError",
     "ExpectationFailed",
     "InputFileNotFoundError",
     "InputIsADirectoryError",
@@ -41,6 +44,7 @@ __all__ = [
     "KaisimIOError",
     "KaisimMemoryError",
     "KaisimWarning",
+    "PlanResult",
     "Result",
     "Scenario",
     "ScenarioBuilder",
@@ -49,6 +53,8 @@ __all__ = [
     "fair_share",
     "gen_trace",
     "limits",
+    "live",
+    "plan",
     "plot",
     "replay",
     "set_limits",

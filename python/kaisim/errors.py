@@ -66,6 +66,17 @@ class KaisimMemoryError(KaisimError, MemoryError):
     """The input needs more memory than the machine has (see the README's limits)."""
 
 
+class ClusterError(KaisimIOError):
+    """The Kubernetes API server could not be reached, refused the credentials, forbade the
+    request or answered with an error. ``str(error)`` is the CLI's line (server, HTTP status and
+    the server's message, never credentials); ``http_status`` is ``None`` when no answer came."""
+
+    def __init__(self, message: str, *, http_status: Optional[int] = None, reason: Optional[str] = None) -> None:
+        super().__init__(message)
+        self.http_status = http_status
+        self.reason = reason
+
+
 class InternalError(KaisimError, RuntimeError):
     """A broken invariant inside libsim: a kaisim bug, please report it with the input."""
 

@@ -15,6 +15,18 @@ import pandas as pd
 from . import _core
 
 _log = logging.getLogger("kaisim")
+_SUFFIXES = {"n": 1e-9, "u": 1e-6, "m": 1e-3, "": 1.0, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18,
+             "Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40, "Pi": 2.0**50, "Ei": 2.0**60}
+
+
+def parse_quantity(text: str) -> float:
+    """A Kubernetes quantity ("330m", "2", "1Gi") as a float in its unit."""
+    text = str(text).strip()
+    for suffix in ("Ki", "Mi", "Gi", "Ti", "Pi", "Ei", "n", "u", "m", "k", "M", "G", "T", "P", "E"):
+        if text.endswith(suffix):
+            return float(text[: -len(suffix)]) * _SUFFIXES[suffix]
+    return float(text)
+
 
 EVENT_COLUMNS = ["time_s", "type", "pod", "queue", "node", "reason", "for", "for_queue", "gpus"]
 
@@ -26,6 +38,9 @@ class Result:
     - ``timeline``: one row per (time_s, queue, resource) change: allocated,
       allocated_non_preemptible, requested, fair_share, quota, limit.
     - ``kai_timeline``: KAI's time-based simulator CSV (Time, QueueID, Allocation, FairShare).
+    - ``queue_status``: Queue.status as KAI's controllers would write it, one row per (time_s,
+      queue, resource) change: allocated, allocated_non_preemptible, requested as floats in the
+      resource's unit (GPU devices, CPU cores, bytes), parsed from the Kubernetes quantities.
     - ``events``: submit / bind / pipeline / evict / delete / gone / recreate, in time order.
     - ``summary``: one row per queue (index ``queue``) with the per-queue numbers of summary.json.
     - ``cluster``: the cluster-wide numbers of summary.json.
@@ -48,6 +63,14 @@ class Result:
     @property
     def kai_timeline(self) -> pd.DataFrame:
         return pd.read_csv(io.StringIO(self.outputs["kai-timeline.csv"]))
+
+    @property
+    def queue_status(self) -> pd.DataFrame:
+        frame = pd.read_csv(io.StringIO(self.outputs["queue-status.csv"]), dtype=str)
+        for column in ("allocated", "allocated_non_preemptible", "requested"):
+            frame[column] = frame[column].map(parse_quantity)
+        frame["time_s"] = frame["time_s"].astype(float)
+        return frame
 
     @property
     def events(self) -> pd.DataFrame:

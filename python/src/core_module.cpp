@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "bind_plan.hpp"
 #include "error_translation.hpp"
 #include "sim/api/cycle_report.hpp"
 #include "sim/api/fair_share_simulator.hpp"
@@ -25,6 +26,10 @@
 #include "sim/io/snapshot.hpp"
 
 namespace py = pybind11;
+
+namespace kaisim::python {
+void bind_live(py::module_& m);  // bind_live.cpp
+}  // namespace kaisim::python
 
 namespace {
 
@@ -176,4 +181,6 @@ PYBIND11_MODULE(_core, m) {
         "Writes files (name -> text) into an output folder by kaisim's rules; returns its notes.");
   m.def("gen_trace", &gen_trace, py::arg("seed"), py::arg("pods"), py::arg("arrival_hours"), py::arg("node_scale"),
         py::arg("out_dir"), "Generates the Alibaba-shaped trace; returns files and counts (writes out_dir if set).");
+  kaisim::python::bind_live(m);
+  kaisim::python::bind_plan(m);
 }

@@ -3,6 +3,7 @@
 #include <cerrno>
 
 #include "sim/core/error.hpp"
+#include "sim/live/connection.hpp"
 
 namespace py = pybind11;
 
@@ -31,6 +32,11 @@ void register_error_translation() {
       attributes["field"] = e.path().empty() ? py::object(py::none()) : py::str(e.path());
       attributes["detail"] = e.detail();
       raise("ScenarioError", e.what(), attributes);
+    } catch (const sim::live::ClusterError& e) {
+      py::dict attributes;
+      attributes["http_status"] = e.http_status() > 0 ? py::object(py::int_(e.http_status())) : py::object(py::none());
+      attributes["reason"] = e.reason().empty() ? py::object(py::none()) : py::str(e.reason());
+      raise("ClusterError", e.what(), attributes);
     } catch (const sim::Error& e) {
       if (e.code() != sim::ErrorCode::IO) {
         raise("InternalError", e.what(), py::dict());

@@ -6,7 +6,8 @@ import pytest
 
 from conftest import SOURCE_DIR
 
-SCENARIOS = sorted(p for p in (SOURCE_DIR / "scenarios").rglob("*.yaml") if "schema_version" in p.read_text())
+SCENARIOS = sorted(p for p in (SOURCE_DIR / "scenarios").rglob("*.yaml")
+                   if "schema_version" in p.read_text() and "\nkind: Plan\n" not in p.read_text())  # plans: test_plan_cli
 MAIN = SOURCE_DIR / "scenarios" / "seed" / "burst-and-reclaim.yaml"
 
 
@@ -21,7 +22,7 @@ def test_burst_and_reclaim_outputs(kaisim, tmp_path):
     out = tmp_path / "out"
     run = kaisim("replay", MAIN, "--out", out)
     assert run.returncode == 0, run.stderr
-    assert sorted(p.name for p in out.iterdir()) == [".kaisim-output", "cluster.csv", "events.jsonl", "kai-timeline.csv",
+    assert sorted(p.name for p in out.iterdir()) == [".kaisim-output", "cluster.csv", "events.jsonl", "kai-timeline.csv", "queue-status.csv",
                                                      "summary.json", "timeline.csv"]
     summary = json.loads((out / "summary.json").read_text())
     assert summary["cluster"]["evictions"] == 1
@@ -37,10 +38,42 @@ def test_burst_and_reclaim_outputs(kaisim, tmp_path):
     assert (out / "kai-timeline.csv").read_text().startswith("Time,QueueID,Allocation,FairShare\n")
 
 
+def test_burst_and_reclaim_queue_status_as_kai_controllers_write_it(kaisim, tmp_path):
+    # KAI's podgroup-controller counts a pod while it runs, whatever its deletionTimestamp: the
+    # two deleted pods keep their 0.33 from 60 s until they are gone at 90 s, and the evicted
+    # burst keeps team-nlp at 0.99 from 180 s until it is gone at 210 s (the scheduler's own
+    # timeline drops them at once). The real KAI's Queue.status shows the same plateaus
+    # (../shared/kai-live/runbook-burst-and-reclaim, compared by test_live_recording.py).
+    out = tmp_path / "out"
+    assert kaisim("replay", MAIN, "--out", out).returncode == 0
+    assert (out / "queue-status.csv").read_text() == """time_s,queue,resource,allocated,allocated_non_preemptible,requested
+0,ml-org,nvidia.com/gpu,990m,0,990m
+0,team-nlp,nvidia.com/gpu,330m,0,330m
+0,team-recommender,nvidia.com/gpu,330m,0,330m
+0,team-vision,nvidia.com/gpu,330m,0,330m
+60,ml-org,nvidia.com/gpu,990m,0,1650m
+60,team-nlp,nvidia.com/gpu,330m,0,990m
+90,ml-org,nvidia.com/gpu,990m,0,990m
+90,team-nlp,nvidia.com/gpu,990m,0,990m
+90,team-recommender,nvidia.com/gpu,0,0,0
+90,team-vision,nvidia.com/gpu,0,0,0
+180,ml-org,nvidia.com/gpu,990m,0,1320m
+180,team-vision,nvidia.com/gpu,0,0,330m
+210,ml-org,nvidia.com/gpu,660m,0,660m
+210,team-nlp,nvidia.com/gpu,330m,0,330m
+210,team-vision,nvidia.com/gpu,330m,0,330m
+300,ml-org,nvidia.com/gpu,990m,0,990m
+300,team-recommender,nvidia.com/gpu,330m,0,330m
+"""
+    # The scheduler's view drops the evicted burst at 180 s.
+    timeline = (out / "timeline.csv").read_text().splitlines()
+    assert any(row.startswith("180,team-nlp,gpu,0.33,0,0.33,") for row in timeline)
+
+
 def test_same_scenario_same_bytes(kaisim, tmp_path):
     for name in ("a", "b"):
         assert kaisim("replay", MAIN, "--out", tmp_path / name).returncode == 0
-    for f in ("timeline.csv", "kai-timeline.csv", "cluster.csv", "events.jsonl", "summary.json"):
+    for f in ("timeline.csv", "kai-timeline.csv", "queue-status.csv", "cluster.csv", "events.jsonl", "summary.json"):
         assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes(), f
 
 

@@ -27,5 +27,11 @@ Command add_serve_command(CLI::App& app);
 Command add_cycle_command(CLI::App& app);
 Command add_replay_command(CLI::App& app);
 Command add_gen_command(CLI::App& app);
+// The live commands (live_commands.cpp), against a Kubernetes API server.
+Command add_snapshot_command(CLI::App& app);
+Command add_apply_command(CLI::App& app);
+Command add_diff_command(CLI::App& app);
+Command add_verify_live_command(CLI::App& app);
+Command add_plan_command(CLI::App& app);
 
 }  // namespace kaisim::cli

@@ -29,6 +29,11 @@ int main(int argc, char** argv) {
   commands["cycle"] = kaisim::cli::add_cycle_command(app);
   commands["replay"] = kaisim::cli::add_replay_command(app);
   commands["gen"] = kaisim::cli::add_gen_command(app);
+  commands["snapshot"] = kaisim::cli::add_snapshot_command(app);
+  commands["apply"] = kaisim::cli::add_apply_command(app);
+  commands["diff"] = kaisim::cli::add_diff_command(app);
+  commands["verify-live"] = kaisim::cli::add_verify_live_command(app);
+  commands["plan"] = kaisim::cli::add_plan_command(app);
 
   try {
     app.parse(argc, argv);

@@ -12,9 +12,12 @@
 #include "replay/generators.hpp"
 #include "replay/kept_state_check.hpp"
 #include "replay/metrics.hpp"
+#include "replay/pending_reasons.hpp"
 #include "replay/queue_ledger.hpp"
+#include "replay/queue_status_view.hpp"
 #include "replay/scenario.hpp"
 #include "sim/api/replay.hpp"
+#include "stop_rules.hpp"
 #include "sim/core/go_json.hpp"
 #include "sim/io/output_folder.hpp"
 #include "sim/core/assert.hpp"
@@ -167,6 +170,17 @@ void check_without_cycle(const model::ClusterState& kept, bool updated, const re
 }
 #endif
 
+// A step that changes nothing but pods: the Queue.status view recounts only the pods it touched.
+bool only_pods(const replay::Step& step) {
+  for (const replay::ObjectRef& r : step.remove) {
+    if (r.kind != "Pod") return false;
+  }
+  for (const replay::Manifest& m : step.apply) {
+    if (!m.doc["kind"].IsDefined() || m.doc["kind"].Scalar() != "Pod") return false;
+  }
+  return true;
+}
+
 void validate(const std::vector<replay::Manifest>& manifests, Diagnostics& diagnostics) {
   std::vector<io::Field> docs;
   for (const replay::Manifest& m : manifests) docs.emplace_back(m.doc, "", &m.file);
@@ -184,7 +198,10 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
   Metrics metrics;
   replay::UsageDb usage_db(sc.usage);
   ReplayResult result;
-  const bool progress = ::isatty(STDERR_FILENO) != 0 && sc.duration_ms >= 3'600'000;
+  const bool progress = options.progress && ::isatty(STDERR_FILENO) != 0 && sc.duration_ms >= 3'600'000;
+  replay::PendingReasons pending_reasons;
+  StopRules stop_rules(options.stop_rules, sc);
+  const double period_s = static_cast<double>(sc.period_ms) / 1000.0;
 
   // Every manifest is checked once, up front and with its own line numbers (the world holds
   // copies, which lose them): a bad field fails the run before anything is written.
@@ -199,10 +216,13 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
       if (w.find("unknown field") != std::string::npos) diagnostics.warnings.push_back(w);
     }
   }
+  if (options.validate_only) return result;
   Diagnostics per_cycle;  // the same objects again every cycle: their warnings were given above
 
   std::vector<replay::PodEvent> events;
   for (const replay::Manifest& m : sc.manifests) world.apply(m, 0, events);
+  // Queue.status as KAI's controllers write it, beside the scheduler's view of the timeline.
+  replay::QueueStatusView status_view;
 
   std::size_t next_step = 0, next_expect = 0;
   std::vector<replay::Expectation> expectations = sc.expectations;
@@ -235,6 +255,7 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
       const replay::Step& step = sc.steps[next_step++];
       for (const replay::ObjectRef& r : step.remove) world.remove(r, now, events);
       for (const replay::Manifest& m : step.apply) world.apply(m, now, events);
+      if (!only_pods(step)) status_view.touch_all();
       for (const replay::PodShape& pod : step.pods) world.apply({replay::bare_pod_manifest(pod), step.pods_file}, now, events);
     }
     const bool cycle = now == next_cycle;
@@ -263,6 +284,10 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
     const bool pending = current && ledger.any_pending();
     if (unchanged || ((current || beside) && !pending && kept_sampled)) {
       metrics.repeat(now);  // nothing changed since a cycle that decided nothing, or nothing that matters
+      if (options.pending_reasons) {
+        if (!unchanged) pending_reasons.clear();
+        pending_reasons.hold(period_s);
+      }
       ++result.cycles;
       ++result.cycles_reused;
       next_cycle += sc.period_ms;
@@ -276,6 +301,7 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
       check_without_cycle(*kept, current, ledger, queues, world, now, sc);
 #endif
       metrics.sample(*kept, ledger, queues, now);
+      if (options.pending_reasons) pending_reasons.clear();
       kept_sampled = true;
       ++result.cycles;
       ++result.cycles_fair_share_only;
@@ -301,9 +327,15 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
 #ifndef NDEBUG
         replay::check_ledger(ledger, ssn.state);
 #endif
+        status_view.touch(events);
         metrics.record_events(events);
+        stop_rules.record(events);
         events.clear();
         metrics.sample(ssn.state, ledger, *sched::queue_shares(ssn), now);
+        if (options.pending_reasons) {
+          pending_reasons.observe(ssn);
+          pending_reasons.hold(period_s);
+        }
         if (sc.usage.enabled) usage_db.observe(now, metrics.allocated_by_queue(), node_capacity(ssn.state));
         const bool clock_free_cycle = clock_free(ssn, sc);
         repeats = clock_free_cycle && ssn.binds.empty();  // deciding nothing, it decides nothing again
@@ -330,13 +362,24 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
       next_cycle += sc.period_ms;
       if (drained(repeats)) end = now;
     }
+    status_view.touch(events);
     metrics.record_events(events);
+    stop_rules.record(events);
     events.clear();
+    status_view.sample(world, now);
     while (next_expect < expectations.size() && expectations[next_expect].at_ms == now) {
       if (options.check) check(expectations[next_expect], world, metrics, result);
       ++next_expect;
     }
     if (now == end) break;
+    if (cycle && !options.stop_rules.empty()) {
+      result.stopped_by = stop_rules.reached(now);
+      if (!result.stopped_by.empty()) {
+        result.stopped_at_ms = now;
+        end = now;
+        break;
+      }
+    }
     if (progress) {
       const int percent = static_cast<int>(now * 100 / std::max<std::int64_t>(1, end));
       if (percent != last_percent) {
@@ -363,8 +406,13 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
                     {"kai-timeline.csv", metrics.kai_timeline_csv()},
                     {"cluster.csv", metrics.cluster_csv()},
                     {"events.jsonl", metrics.events_jsonl()},
+                    {"queue-status.csv", status_view.csv()},
                     {"summary.json", metrics.summary_json(sc.name, result.cycles, end)}};
-  if (!options.out_dir.empty()) result.output_notes = io::write_output_folder(options.out_dir, result.outputs, "replay").notes();
+  for (const auto& [at_ms, queues] : status_view.history()) result.queue_status.push_back({at_ms, queues});
+  if (options.pending_reasons) result.pending_reasons = pending_reasons.totals();
+  if (!options.out_dir.empty()) {
+    result.output_notes = io::write_output_folder(options.out_dir, result.outputs, "replay").notes();
+  }
   return result;
 }
 

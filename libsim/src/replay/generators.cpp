@@ -40,7 +40,8 @@ struct Size {
 
 Size size_of(const Field& f, Diagnostics& diagnostics) {
   f.expect_map();
-  warn_unknown(f, {"weight", "gpus", "gpuFraction", "gpuMemoryMib", "cpu", "memory"}, diagnostics);
+  warn_unknown(f, {"weight", "gpus", "gpuFraction", "gpuMemoryMib", "migProfile", "migInstances", "cpu", "memory"},
+               diagnostics);
   Size s;
   if (!f.member("weight").is_null()) {
     s.weight = f.member("weight").number();
@@ -65,7 +66,25 @@ Size size_of(const Field& f, Diagnostics& diagnostics) {
     s.shape.gpu_memory_mib = *mib;
     ++kinds;
   }
-  if (kinds > 1) f.fail("give one of gpus, gpuFraction, gpuMemoryMib");
+  if (!f.member("migProfile").is_null()) {
+    const Field profile = f.member("migProfile");
+    const std::string name = profile.string();
+    // "<N>g.<M>gb": the form of every MIG profile name (the node pools say which exist).
+    const std::size_t g = name.find("g.");
+    const bool ok = g != std::string::npos && g > 0 && name.ends_with("gb") && name.size() > g + 4 &&
+                    name.find_first_not_of("0123456789") == g &&
+                    name.substr(g + 2, name.size() - g - 4).find_first_not_of("0123456789") == std::string::npos;
+    if (!ok) profile.fail("not a MIG profile name such as \"1g.10gb\": \"" + name + "\"");
+    s.shape.mig_profile = name;
+    ++kinds;
+  }
+  if (!f.member("migInstances").is_null()) {
+    const std::optional<int> n = f.member("migInstances").optional_int();
+    if (!n || *n < 1 || *n > 64) f.member("migInstances").fail("must be a whole number of instances from 1 to 64");
+    if (s.shape.mig_profile.empty()) f.member("migInstances").fail("needs migProfile");
+    s.shape.mig_instances = *n;
+  }
+  if (kinds > 1) f.fail("give one of gpus, gpuFraction, gpuMemoryMib, migProfile");
   s.shape.cpu = f.member("cpu").is_null() ? "" : f.member("cpu").string();
   s.shape.memory = f.member("memory").is_null() ? "" : f.member("memory").string();
   return s;
@@ -188,6 +207,7 @@ YAML::Node bare_pod_manifest(const PodShape& p) {
   container["name"] = "main";
   container["image"] = "busybox";
   if (p.gpus > 0) container["resources"]["limits"]["nvidia.com/gpu"] = std::to_string(p.gpus);
+  if (!p.mig_profile.empty()) container["resources"]["limits"]["nvidia.com/mig-" + p.mig_profile] = std::to_string(p.mig_instances);
   if (!p.cpu.empty()) container["resources"]["requests"]["cpu"] = p.cpu;
   if (!p.memory.empty()) container["resources"]["requests"]["memory"] = p.memory;
   pod["spec"]["containers"].push_back(container);

@@ -252,7 +252,16 @@ class Loader {
         const Field f(doc, "", &name);
         f.expect_map();
         require_kind(f);
-        out.push_back({doc, name});
+        if (f.member("kind").optional_string() != "List") {
+          out.push_back({doc, name});
+          continue;
+        }
+        // A `kind: List` (what `kaisim snapshot` and `kubectl get -o yaml` write): its items.
+        for (const Field& item : f.member("items").items()) {
+          item.expect_map();
+          require_kind(item);
+          out.push_back({item.node(), name});
+        }
       }
     }
     return out;

@@ -35,6 +35,8 @@ struct PodShape {
   int gpus = 0;                  ///< whole devices, as a limit
   double gpu_fraction = 0;       ///< `gpu-fraction` annotation when > 0
   int gpu_memory_mib = 0;        ///< `gpu-memory` annotation when > 0
+  std::string mig_profile;       ///< `nvidia.com/mig-<profile>` limit when set, e.g. "1g.10gb"
+  int mig_instances = 1;         ///< how many instances of `mig_profile`
   std::string cpu, memory;       ///< requests as quantities; empty: none
   std::int64_t runtime_ms = -1;  ///< `kaisim/runtime`; -1: runs until deleted
   int line = 0;                  ///< the trace row it came from (0: a generator)

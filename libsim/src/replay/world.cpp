@@ -647,6 +647,20 @@ bool World::has_pods() const {
   return it != objects_.end() && it->first.rfind("Pod/", 0) == 0;
 }
 
+const YAML::Node* World::find(const std::string& kind, const std::string& ns, const std::string& name) const {
+  auto it = objects_.find(kind + "/" + (namespaced_kind(kind) ? ns : std::string()) + "/" + name);
+  return it == objects_.end() ? nullptr : &it->second.doc;
+}
+
+std::vector<const YAML::Node*> World::objects_of(const std::string& kind) const {
+  std::vector<const YAML::Node*> out;
+  const std::string prefix = kind + "/";
+  for (auto it = objects_.lower_bound(prefix); it != objects_.end() && it->first.rfind(prefix, 0) == 0; ++it) {
+    out.push_back(&it->second.doc);
+  }
+  return out;
+}
+
 std::string World::pod_phase(const std::string& pod) const {
   const auto slash = pod.find('/');
   const std::string key = "Pod/" + pod.substr(0, slash) + "/" + pod.substr(slash + 1);

@@ -89,6 +89,11 @@ class World {
                           Diagnostics& diagnostics);
   /// True while any pod exists (pending, running or terminating).
   bool has_pods() const;
+  /// The object of `kind` ("Pod", "PodGroup", "Node", "Queue", ...), or nullptr; `ns` is ignored
+  /// for cluster-wide kinds.
+  const YAML::Node* find(const std::string& kind, const std::string& ns, const std::string& name) const;
+  /// Every object of `kind`, in key order.
+  std::vector<const YAML::Node*> objects_of(const std::string& kind) const;
   std::uint64_t next_gpu_group = 0;
 
  private:

@@ -10,8 +10,26 @@
 #include <vector>
 
 #include "sim/core/error.hpp"
+#include "sim/io/queue_status.hpp"
 
 namespace sim::api {
+
+/// A condition that, once it holds, decides a measure of the replay whatever happens later, so
+/// the replay may stop there (the planner stops a candidate that already misses a target).
+/// Rules apply only when every pod comes from generators or a trace; otherwise they are ignored.
+struct StopRule {
+  enum class Kind {
+    PERCENTILE,  ///< the nearest-rank `limit` percentile of the counted pods' waits exceeds wait_over_s
+    SHARE,       ///< more than `limit` (0..1) of the counted pods waited longer than wait_over_s
+    EVICTIONS,   ///< more than `limit` pods of the queues were evicted
+  };
+  Kind kind = Kind::PERCENTILE;
+  std::string name;                 ///< reported in ReplayResult::stopped_by
+  std::vector<std::string> queues;  ///< pods of these queues (their `kai.scheduler/queue`); empty: every pod
+  std::int64_t from_ms = 0;         ///< only pods submitted at or after this time count
+  double wait_over_s = 0;           ///< s
+  double limit = 0;
+};
 
 struct ReplayOptions {
   std::string scenario_path;  ///< file to read; with `scenario_text` set, only its name in messages
@@ -25,12 +43,28 @@ struct ReplayOptions {
   /// Called between cycles, if set; returning true stops the replay with Error(INTERRUPTED).
   /// The Python package checks for Ctrl-C here.
   std::function<bool()> poll;
+  /// Read and check the scenario and every object it names, then stop: no cycle, no output.
+  bool validate_only = false;
+  /// Show "replay N%" on a terminal's stderr during long replays (a planner running many
+  /// replays at once turns it off and shows its own).
+  bool progress = true;
+  /// Fill ReplayResult::pending_reasons (costs a pass over the jobs after each full cycle).
+  bool pending_reasons = false;
+  /// Stop after the first cycle at which one of these holds (StopRule); the outputs then end there.
+  std::vector<StopRule> stop_rules;
 };
 
 /// One failed expectation, readable as "at 65s: queue team-vision allocated GPU is 0, want 0.33".
 struct ExpectationFailure {
   std::int64_t at_ms;
   std::string what;
+};
+
+/// Every queue's Queue.status as KAI's controllers would write it, from `at_ms` until the next
+/// sample (queue-status.csv holds the same values).
+struct QueueStatusSample {
+  std::int64_t at_ms;
+  std::map<std::string, io::QueueStatus> queues;
 };
 
 struct ReplayResult {
@@ -50,12 +84,21 @@ struct ReplayResult {
   /// arrived, started or completed since, instead of a new snapshot of every object (the same
   /// state, built faster); they count in `cycles` too.
   std::size_t cycles_updated = 0;
-  /// The output files by name (timeline.csv, kai-timeline.csv, events.jsonl, summary.json),
+  /// Queue.status as KAI's controllers would write it, each time it changes.
+  std::vector<QueueStatusSample> queue_status;
+  /// The output files by name (timeline.csv, kai-timeline.csv, queue-status.csv, events.jsonl, summary.json),
   /// filled whether or not `out_dir` is set; docs/replay-output.md describes them.
   std::map<std::string, std::string> outputs;
   /// What writing `out_dir` did besides creating it (earlier kaisim files replaced, other files
   /// kept, stale temporary folders removed): one line each, for the user.
   std::vector<std::string> output_notes;
+  /// With ReplayOptions::pending_reasons: pod-seconds of waiting by queue and reason
+  /// ("OverLimit", "OverQuota", "fragmentation", "not enough GPUs", "other"; see
+  /// docs/plan-format.md), each pending pod counted for the schedulePeriod after each cycle.
+  std::map<std::string, std::map<std::string, double>> pending_reasons;
+  /// The StopRule that ended the replay early ("" when it ran to its end), and when.
+  std::string stopped_by;
+  std::int64_t stopped_at_ms = -1;
 };
 
 /// Runs the replay. Throws InputError for a bad scenario (file, line, field) before writing
