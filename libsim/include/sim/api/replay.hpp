@@ -20,6 +20,7 @@ struct StopRule {
     PERCENTILE,  ///< the nearest-rank `limit` percentile of the counted pods' waits exceeds wait_over_s
     SHARE,       ///< more than `limit` (0..1) of the counted pods waited longer than wait_over_s
     EVICTIONS,   ///< more than `limit` pods of the queues were evicted
+    MEAN,        ///< the counted pods' mean wait exceeds `limit` seconds
   };
   Kind kind = Kind::PERCENTILE;
   std::string name;                 ///< reported in ReplayResult::stopped_by
