@@ -74,7 +74,7 @@ TEST_CASE("a candidate at the base scenario's own values replays byte for byte a
   const std::vector<plan::PlannedQueue> queues = base->queues_for(c);
   CHECK(queues[1].name == "team-nlp");
   CHECK(queues[1].gpu == plan::QueueResource{3, 4, 1});
-  CHECK(queues[1].cpu == plan::QueueResource{-1, -1, 1});
+  CHECK(queues[1].cpu == plan::QueueResource{-1, -1, 0});  // as the scenario writes it (no weight: 0)
 }
 
 TEST_CASE("the runbook's queues without cpu or memory are planned with both unlimited", "[plan]") {
@@ -103,7 +103,7 @@ TEST_CASE("one replay's measures agree with its summary", "[plan]") {
   const api::ReplayResult r = api::run_replay(o, d);
   plan::MeasureOptions mo;
   mo.parents = {{"ml-org", ""}, {"team-nlp", "ml-org"}, {"team-vision", "ml-org"}, {"team-recommender", "ml-org"}};
-  mo.status_at_ms = {59000, 209000};
+  mo.status_at_ms = {59000, 211000};
   const plan::SeedMeasure m = plan::measure(r.outputs, r.pending_reasons, mo, 1, r.cycles);
   CHECK(m.duration_s == 420);
   CHECK(m.cluster.evictions == 1);
@@ -117,8 +117,10 @@ TEST_CASE("one replay's measures agree with its summary", "[plan]") {
   REQUIRE(m.status.size() == 2);
   CHECK(m.status[0].queues.at("team-nlp").allocated[2] == Approx(0.33));
   CHECK(m.status[1].queues.at("team-vision").allocated[2] == Approx(0.33));
-  // The burst waited 30 s for the two deleted pods to terminate: its pending reason was recorded.
-  CHECK(m.pending.contains("team-nlp"));
+  // The burst waited 30 s for the two deleted pods to terminate, vision 30 s for the evicted
+  // burst: pipelined onto releasing GPUs, one pod-second per 1 s cycle.
+  CHECK(m.pending.at("team-nlp").at("releasing") == 30);
+  CHECK(m.pending.at("team-vision").at("releasing") == 30);
   CHECK(plan::measure_to_json(plan::measure_from_json(plan::measure_to_json(m))) == plan::measure_to_json(m));
   plan::Target t;
   t.metric = plan::Metric::WAIT_MAX;

@@ -77,7 +77,7 @@ struct ReplayResult {
   /// filled whether or not `out_dir` is set; docs/replay-output.md describes them.
   std::map<std::string, std::string> outputs;
   /// With ReplayOptions::pending_reasons: pod-seconds of waiting by queue and reason
-  /// ("OverLimit", "OverQuota", "fragmentation", "not enough GPUs", "other"; see
+  /// ("OverLimit", "OverQuota", "fragmentation", "not enough GPUs", "other", "releasing"; see
   /// docs/plan-format.md), each pending pod counted for the schedulePeriod after each cycle.
   std::map<std::string, std::map<std::string, double>> pending_reasons;
   /// The StopRule that ended the replay early ("" when it ran to its end), and when.
