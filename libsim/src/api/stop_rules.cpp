@@ -56,7 +56,9 @@ void StopRules::record(const std::vector<replay::PodEvent>& events) {
       if (e.type == "bind") {
         const double wait_s = static_cast<double>(e.at_ms - it->second.at_ms) / 1000.0;
         for (Rule& r : rules_) {
-          if (counts(r, it->second.queue, it->second.at_ms) && wait_s > r.spec.wait_over_s) ++r.waited;
+          if (!counts(r, it->second.queue, it->second.at_ms)) continue;
+          if (wait_s > r.spec.wait_over_s) ++r.waited;
+          r.waited_s += wait_s;
         }
       }
       for (auto [b, end] = by_time_.equal_range(it->second.at_ms); b != end; ++b) {
@@ -83,6 +85,15 @@ std::string StopRules::reached(std::int64_t now_ms) const {
       continue;
     }
     if (r.pods == 0) continue;
+    if (r.spec.kind == api::StopRule::Kind::MEAN) {
+      // Every pod still pending waits at least until now: the waits' sum can only grow.
+      double sum = r.waited_s;
+      for (const auto& [at, pod] : by_time_) {
+        if (counts(r, pending_.at(pod).queue, at)) sum += static_cast<double>(now_ms - at) / 1000.0;
+      }
+      if (sum / static_cast<double>(r.pods) > r.spec.limit) return r.spec.name;
+      continue;
+    }
     // The measure (plan/measure.cpp) divides by every pod of the run: a count above its limit
     // decides it whatever the rest of the run does.
     const double n = static_cast<double>(r.pods);

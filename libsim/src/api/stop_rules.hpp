@@ -29,6 +29,7 @@ class StopRules {
     StopRule spec;
     std::size_t pods = 0;        // pods of the run the measure counts
     std::size_t waited = 0;      // bound after waiting longer than wait_over_s
+    double waited_s = 0;         // the waits of the pods bound so far, summed
     std::size_t evictions = 0;
   };
   bool counts(const Rule& r, const std::string& queue, std::int64_t submitted_ms) const;

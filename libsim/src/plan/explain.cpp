@@ -16,6 +16,7 @@ std::string advice_for(const std::string& reason, Metric metric) {
   if (reason == "OverQuota") return "raise the queue's quota (or its weight, to borrow more): it asks beyond its quota and nothing is free to borrow";
   if (reason == "fragmentation") return "pack fractions (fewer sizes) or add nodes: free GPUs are split over devices and nodes";
   if (reason == "not enough GPUs") return "add GPUs: the queue asks within its quota and the cluster is full";
+  if (reason == "releasing") return "shorter termination grace periods: pods wait for evicted or deleted pods to go";
   return "check the pods' node selectors, taints and CPU requests";
 }
 

@@ -38,8 +38,7 @@ std::string summary_text(const PlanOutcome& o) {
   const std::string what = o.planner.describe(a.chosen->candidate);
   if (a.question == Question::HARDWARE) {
     for (const HardwareRow& r : a.hardware) {
-      s << "  " << r.name << ": " << (r.meets ? "meets the targets with " : "misses the targets even with ")
-        << o.planner.describe(r.answer->candidate);
+      s << "  " << (r.meets ? "meets the targets: " : "misses the targets even at ") << o.planner.describe(r.answer->candidate);
       if (r.price_per_gpu_hour) s << ", " << go_json_number(std::round(*r.price_per_gpu_hour * r.devices * 100) / 100) << " per hour";
       s << "\n";
     }

@@ -1,6 +1,7 @@
 #include "planner_core.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <exception>
 #include <mutex>
@@ -64,8 +65,9 @@ std::vector<api::StopRule> stop_rules_from(const json& j) {
   for (const json& r : j.at("stop_rules")) {
     api::StopRule rule;
     const std::string kind = r.at("kind").get<std::string>();
-    rule.kind = kind == "share" ? api::StopRule::Kind::SHARE
+    rule.kind = kind == "share"       ? api::StopRule::Kind::SHARE
                 : kind == "evictions" ? api::StopRule::Kind::EVICTIONS
+                : kind == "mean"      ? api::StopRule::Kind::MEAN
                                       : api::StopRule::Kind::PERCENTILE;
     rule.name = r.at("name").get<std::string>();
     rule.queues = r.at("queues").get<std::vector<std::string>>();
@@ -78,7 +80,8 @@ std::vector<api::StopRule> stop_rules_from(const json& j) {
 }
 
 // A replay may stop as soon as a target is missed for certain on its seed: a wait percentile
-// above its bound, too many pods waiting longer than allowed, too many evictions.
+// above its bound, too many pods waiting longer than allowed, a mean wait past its bound, too
+// many evictions.
 json stop_rules_of(const PlanSpec& plan, const BaseScenario& base) {
   json rules = json::array();
   for (std::size_t t = 0; t < plan.targets.size(); ++t) {
@@ -88,6 +91,7 @@ json stop_rules_of(const PlanSpec& plan, const BaseScenario& base) {
     switch (target.metric) {
       case Metric::WAIT_P95: kind = "percentile", limit = 95; break;
       case Metric::WAIT_MAX: kind = "percentile", limit = 100; break;
+      case Metric::WAIT_MEAN: kind = "mean", over = 0, limit = target.bound; break;
       case Metric::WAIT_PROBABILITY: kind = "share", over = target.over_s, limit = target.bound; break;
       case Metric::EVICTIONS_MAX: kind = "evictions", over = 0, limit = target.bound; break;
       default: continue;
@@ -187,11 +191,20 @@ std::string Planner::key(const Candidate& c, SeedSet s, bool full) const {
 
 std::string Planner::describe(const Candidate& c) const {
   std::string out;
-  if (!c.hardware.empty()) out += c.hardware + ": ";
-  if (!c.nodes.empty()) {
+  if (!c.nodes.empty() && !c.hardware.empty()) {
+    // An alternative replaces the knob's pool: its nodes, devices, and GPUs as KAI counts them.
+    int nodes = 0;
+    for (const auto& [pool, n] : c.nodes) nodes += n;
+    const double gpus = base_->gpus_of(c);
+    const int devices = base_->devices_of(c);
+    out += c.hardware + ": " + std::to_string(nodes) + " nodes, " + std::to_string(devices) + " GPUs";
+    if (std::abs(gpus - devices) > 1e-9) out += " (" + gpus_text(gpus) + " as KAI counts MIG instances)";
+  } else if (!c.nodes.empty()) {
     std::string pools;
     for (const auto& [pool, n] : c.nodes) pools += (pools.empty() ? "" : " + ") + std::to_string(n) + " x " + pool;
     out += gpus_text(base_->gpus_of(c)) + " GPUs (" + pools + ")";
+  } else if (!c.hardware.empty()) {
+    out += c.hardware;
   }
   for (const auto& [q, r] : c.gpu) {
     out += (out.empty() ? "" : ", ") + q + " quota " + go_json_number(r.quota) + " limit " + go_json_number(r.limit) +

@@ -208,6 +208,7 @@ Figure curve_figure(const std::string& file, const std::string& xlabel, const st
   if (xmin <= xmax) s << "set xrange [" << num(xmin - 0.5) << ":" << num(xmax + 0.5) << "]\n";
   if (!log) s << "set yrange [0:*]\nset offsets 0, 0, graph 0.08, 0\n";
   std::vector<std::string> plots;
+  bool titled_stop = false;
   for (std::size_t i = 0; i < series.size(); ++i) {
     std::ostringstream data;
     for (const auto& p : series[i].points) {
@@ -218,15 +219,18 @@ Figure curve_figure(const std::string& file, const std::string& xlabel, const st
     f.data[name] = data.str();
     const std::string colour = kColours[i % 8];
     plots.push_back(gp_string(name) + " using 1:3:4 with filledcurves lc rgb '" + colour + "' notitle");
-    plots.push_back(gp_string(name) + " using 1:2 with linespoints lw 2 pt 7 lc rgb '" + colour + "' title " +
-                    gp_string(series[i].title));
+    // Series that coincide (two alternatives the scheduler treats alike) stay apart by dash and point.
+    const int points[] = {7, 5, 9, 11};
+    plots.push_back(gp_string(name) + " using 1:2 with linespoints lw 2 dt " + std::to_string(i % 4 + 1) + " pt " +
+                    std::to_string(points[i % 4]) + " ps 1.2 lc rgb '" + colour + "' title " + gp_string(series[i].title));
     if (!series[i].stopped.empty()) {
       std::ostringstream more;
       for (const auto& p : series[i].stopped) more << num(p[0], 6) << "\t" << num(std::max(floor, p[1]), 6) << "\n";
       const std::string stopped = file + "-stopped" + std::to_string(i) + ".tsv";
       f.data[stopped] = more.str();
-      plots.push_back(gp_string(stopped) + " using 1:2 with points pt 6 ps 1.5 lw 2 lc rgb '" + colour + "' title " +
-                      gp_string(series[i].title + ": stopped early (value so far)"));
+      plots.push_back(gp_string(stopped) + " using 1:2 with points pt 6 ps 1.5 lw 2 lc rgb '" + colour + "' " +
+                      (titled_stop ? "notitle" : "title 'open circle: stopped early (value so far)'"));
+      titled_stop = true;
     }
   }
   for (std::size_t i = 0; i < targets.size(); ++i) {
@@ -313,11 +317,6 @@ std::map<std::string, std::string> report_files(const PlanOutcome& o, Diagnostic
   if (!plan.description.empty()) doc.push_back({Block::PARAGRAPH, plan.description, {}, ""});
   doc.push_back({Block::PARAGRAPH, "Question: " + question_text(plan), {}, ""});
   std::string answer = a.chosen == nullptr ? "nothing judged" : o.planner.describe(a.chosen->candidate);
-  if (a.question == Question::HARDWARE && a.found) {
-    for (const HardwareRow& r : a.hardware) {
-      if (r.answer == a.chosen) answer = r.name + ", " + answer;
-    }
-  }
   std::string verdict = a.found && a.recheck_holds ? "meets every target on the seeds and on the fresh seeds"
                         : a.found                  ? "meets every target on the seeds, but not on the fresh seeds"
                                                    : "no candidate meets every target; closest";

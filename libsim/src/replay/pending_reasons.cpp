@@ -36,16 +36,18 @@ void PendingReasons::observe(const sched::Session& ssn) {
   for (std::size_t j = 0; j < state.jobs.size(); ++j) {
     const JobId id(static_cast<JobId::value_type>(j));
     const model::Job& job = state.jobs[id];
-    int pending = 0;
+    int pending = 0, pipelined = 0;
     double gpus = 0;
     bool gpu_job = false;
     for (TaskId t : job.tasks) {
       const model::Task& task = state.tasks[t];
+      if (task.status == model::TaskStatus::PIPELINED) ++pipelined;
       if (task.status != model::TaskStatus::PENDING) continue;
       ++pending;
       gpus += gpus_of(task, largest_mib);
       gpu_job = gpu_job || task.requires_any_gpu();
     }
+    if (pipelined > 0 && job.queue.valid()) now_[job.queue_name]["releasing"] += pipelined;
     if (pending == 0 || !job.queue.valid()) continue;
     auto it = ssn.fit_errors.find(id);
     const std::vector<std::string>& why = it == ssn.fit_errors.end() ? none : it->second;

@@ -15,7 +15,9 @@ class PendingReasons {
   /// queue or an ancestor would pass its limit), "OverQuota" (the job would take its queue past
   /// its quota, which needs idle GPUs to borrow, or it is non-preemptible), "fragmentation" (the
   /// cluster has the job's GPUs free in total, but no node fits it), "not enough GPUs" (within
-  /// quota, nothing free to take), or "other" (node selectors, taints, CPU, gangs).
+  /// quota, nothing free to take), or "other" (node selectors, taints, CPU, gangs); and the pods
+  /// pipelined onto resources still being released (evicted or deleted pods terminating) under
+  /// "releasing".
   void observe(const sched::Session& ssn);
   /// The latest observation holds for `seconds` more (the cycle period, or up to the next cycle).
   void hold(double seconds);

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 
 #include "live/kubeconfig.hpp"
@@ -17,8 +18,12 @@ namespace fs = std::filesystem;
 
 struct TempDir {
   fs::path path;
+  // mkdtemp: CTest runs each test case in its own process at once, and std::rand() unseeded
+  // gives every process the same name.
   TempDir() {
-    path = fs::temp_directory_path() / ("kaisim-kubeconfig-" + std::to_string(std::rand()));
+    std::string pattern = (fs::temp_directory_path() / "kaisim-kubeconfig-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path = pattern;
     fs::create_directories(path / "sub");
   }
   ~TempDir() { fs::remove_all(path); }

@@ -22,6 +22,7 @@ struct StopRule {
     PERCENTILE,  ///< the nearest-rank `limit` percentile of the counted pods' waits exceeds wait_over_s
     SHARE,       ///< more than `limit` (0..1) of the counted pods waited longer than wait_over_s
     EVICTIONS,   ///< more than `limit` pods of the queues were evicted
+    MEAN,        ///< the counted pods' mean wait exceeds `limit` seconds
   };
   Kind kind = Kind::PERCENTILE;
   std::string name;                 ///< reported in ReplayResult::stopped_by
@@ -93,7 +94,7 @@ struct ReplayResult {
   /// kept, stale temporary folders removed): one line each, for the user.
   std::vector<std::string> output_notes;
   /// With ReplayOptions::pending_reasons: pod-seconds of waiting by queue and reason
-  /// ("OverLimit", "OverQuota", "fragmentation", "not enough GPUs", "other"; see
+  /// ("OverLimit", "OverQuota", "fragmentation", "not enough GPUs", "other", "releasing"; see
   /// docs/plan-format.md), each pending pod counted for the schedulePeriod after each cycle.
   std::map<std::string, std::map<std::string, double>> pending_reasons;
   /// The StopRule that ended the replay early ("" when it ran to its end), and when.
