@@ -6,7 +6,7 @@ import sys
 from conftest import SOURCE_DIR
 
 MAIN = SOURCE_DIR / "scenarios" / "seed" / "burst-and-reclaim.yaml"
-REPLAY_FILES = ["cluster.csv", "events.jsonl", "kai-timeline.csv", "summary.json", "timeline.csv"]
+REPLAY_FILES = ["cluster.csv", "events.jsonl", "kai-timeline.csv", "queue-status.csv", "summary.json", "timeline.csv"]
 TRACE = ("--pods", "20", "--arrival-hours", "0.1", "--node-scale", "0.01")
 
 
@@ -56,8 +56,8 @@ def test_a_new_folder_gets_the_marker_and_a_rerun_replaces_only_kaisims_files(ka
     (out / "analysis.ipynb").write_text("{}")
     run = kaisim("replay", MAIN, "--out", out)
     assert run.returncode == 0, run.stderr
-    assert run.stderr == (f"kaisim: note: {out}: replaced 5 files of an earlier kaisim run "
-                          "(cluster.csv, events.jsonl, kai-timeline.csv, summary.json, timeline.csv)\n"
+    assert run.stderr == (f"kaisim: note: {out}: replaced 6 files of an earlier kaisim run "
+                          "(cluster.csv, events.jsonl, kai-timeline.csv, queue-status.csv, summary.json, timeline.csv)\n"
                           f"kaisim: note: {out}: kept 1 file kaisim did not write (analysis.ipynb)\n")
     assert (out / "analysis.ipynb").read_text() == "{}"
     after = snapshot(out)

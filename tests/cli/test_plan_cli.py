@@ -185,7 +185,7 @@ def test_a_plan_never_overwrites_a_folder_it_did_not_write(kaisim, tmp_path):
     out.mkdir()
     (out / "notes.txt").write_text("my own file")
     run = kaisim("plan", PLANS / "runbook-manifests.yaml", "--out", out, "--quiet")
-    assert run.returncode == 2 and "not a kaisim plan output folder" in run.stderr
+    assert run.returncode == 2 and "is not a kaisim output folder" in run.stderr
     assert (out / "notes.txt").read_text() == "my own file"
     assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
 

@@ -297,7 +297,9 @@ std::vector<model::Toleration> read_tolerations(const Field& list) {
     tol.value = t.member("value").optional_string().value_or("");
     tol.effect = t.member("effect").optional_string().value_or("");
     if (const Field seconds = t.member("tolerationSeconds"); !seconds.is_null()) {
-      const std::string text = seconds.string();
+      // An int64 in the API (a JSON number, as `kaisim snapshot` and kubectl write it).
+      if (!seconds.is_scalar()) seconds.fail("expected a whole number of seconds, got " + seconds.describe());
+      const std::string text = seconds.scalar();
       char* end = nullptr;
       errno = 0;
       tol.seconds = std::strtoll(text.c_str(), &end, 10);
