@@ -447,6 +447,10 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
       result.statement = std::move(stmt);
       return result;
     }
+    // The validator said no: KAI returns before feasibleNodesRollback, so the victims' nodes stay
+    // feasible for the probe's later scenarios (by_pod_solver.go solve, handleScenarioSolution).
+    stmt->discard();
+    return result;
   }
   for (NodeId n : added) feasible.erase(std::find(feasible.begin(), feasible.end(), n));
   stmt->discard();
