@@ -399,7 +399,14 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
   }
   auto stmt = std::make_unique<Statement>(ssn_);
   const JobId beneficiary = sc.preemptor.id;
-  for (TaskId t : all_victims) stmt->evict(t, ssn_.action, beneficiary);
+  // Every entry is its own copy of the pod (recorded victims are clones from an earlier probe),
+  // each with the status the pod had as the scenario began.
+  for (std::size_t e = 0; e < all_victims.size(); ++e) {
+    stmt->declare_copy(all_victims[e], static_cast<int>(e) + 1, ssn_.state.tasks[all_victims[e]].status);
+  }
+  for (std::size_t e = 0; e < all_victims.size(); ++e) {
+    stmt->evict(all_victims[e], ssn_.action, beneficiary, static_cast<int>(e) + 1);
+  }
   std::vector<NodeId> added;
   for (TaskId t : all_victims) {
     const NodeId n = ssn_.state.tasks[t].node;
@@ -437,8 +444,9 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
   }
   if (preemptor_placed && !preemptor_failed) {
     std::vector<TaskId> evicted, moved;
-    for (TaskId t : all_victims) {
-      const model::TaskStatus s = ssn_.state.tasks[t].status;
+    for (std::size_t e = 0; e < all_victims.size(); ++e) {
+      const TaskId t = all_victims[e];
+      const model::TaskStatus s = stmt->copy_status(t, static_cast<int>(e) + 1);
       if (s == model::TaskStatus::RELEASING) evicted.push_back(t);
       else if (s == model::TaskStatus::PIPELINED) moved.push_back(t);
     }
