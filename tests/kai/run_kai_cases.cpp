@@ -65,9 +65,12 @@ std::vector<std::string> run_single_session(const json& c) {
 // statuses, and DRA claim statuses as the session's DRA manager holds them).
 // Every round's session gets its own mock cache, so the bind/evict/pipeline limits are per round;
 // `errors` receives the limit violations, plus the expectation mismatches when `match` is set.
+// New shared-GPU group ids continue from the last round's (`next_gpu_group`), as a replay carries
+// them: KAI's are UUIDs, so a group written back to a pod is never handed out again.
 void round(json& c, std::map<std::string, kai_cases::PodState>& pods, bool match,
-           std::vector<std::string>& errors) {
+           std::vector<std::string>& errors, std::uint64_t& next_gpu_group) {
   sim::model::ClusterState state = kai_cases::build_state(c, pods);
+  state.next_gpu_group = next_gpu_group;
   sim::sched::Session ssn(state);
   const sim::sched::InvariantChecker invariants(ssn);
   for (const std::string& action : kAllActions) run_action(ssn, invariants, action);
@@ -79,6 +82,7 @@ void round(json& c, std::map<std::string, kai_cases::PodState>& pods, bool match
   for (const json& j : c.at("jobs")) {
     if (j.value("delete_job_in_test", false)) deleted_jobs.insert(j.at("name").get<std::string>());
   }
+  next_gpu_group = state.next_gpu_group;
   kai_cases::write_back_claims(state, c);
   for (const sim::model::Task& task : state.tasks) {
     kai_cases::PodState& p = pods.at(task.name);
@@ -108,11 +112,12 @@ void round(json& c, std::map<std::string, kai_cases::PodState>& pods, bool match
 std::vector<std::string> run_integration(const json& original) {
   json c = original;  // the harness writes DRA claim statuses back between rounds
   auto pods = kai_cases::initial_pods(c);
+  std::uint64_t next_gpu_group = 0;
   const int until = c.value("rounds_until_match", 2);
   const int after = c.value("rounds_after_match", 5);
   for (int i = 0; i < until; ++i) {
     std::vector<std::string> errors;
-    round(c, pods, false, errors);
+    round(c, pods, false, errors, next_gpu_group);
     if (!errors.empty()) {
       errors.insert(errors.begin(), "round " + std::to_string(i + 1) + ":");
       return errors;
@@ -126,7 +131,7 @@ std::vector<std::string> run_integration(const json& original) {
   }
   for (int i = 0; i < after; ++i) {
     std::vector<std::string> errors;
-    round(c, pods, true, errors);
+    round(c, pods, true, errors, next_gpu_group);
     if (!errors.empty()) {
       errors.insert(errors.begin(), "after-match round " + std::to_string(i + 1) + ":");
       return errors;
