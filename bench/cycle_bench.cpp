@@ -19,7 +19,7 @@
 #include <sstream>
 
 #include "sim/io/snapshot.hpp"
-#include "sim/sched/actions.hpp"
+#include "sim/sched/actions/actions.hpp"
 #include "sim/sched/cycle.hpp"
 
 namespace {

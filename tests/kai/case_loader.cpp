@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "sim/io/go_json.hpp"
+#include "sim/core/go_json.hpp"
 #include "sim/io/quantity.hpp"
 
 namespace kai_cases {
@@ -437,7 +437,7 @@ std::vector<std::string> check(const json& expect, const sim::sched::Session& ss
       gpus += task.gpu.gpus();
     }
     if (gpus != want.at("gpus_required").get<double>()) {
-      errors.push_back(name + ": GPUs required " + sim::io::go_json_number(gpus));
+      errors.push_back(name + ": GPUs required " + sim::go_json_number(gpus));
     }
     if (want.contains("numa_zones")) {
       std::vector<int> zones;
@@ -468,11 +468,11 @@ std::vector<std::string> check(const json& expect, const sim::sched::Session& ss
     const sim::NodeId n = state.find_node(name);
     if (!n.valid()) continue;
     if (want.contains("idle_gpus") && sim::at(state.nodes[n].idle, Resource::GPU) != want.at("idle_gpus").get<double>()) {
-      errors.push_back("node " + name + ": idle GPUs " + sim::io::go_json_number(sim::at(state.nodes[n].idle, Resource::GPU)));
+      errors.push_back("node " + name + ": idle GPUs " + sim::go_json_number(sim::at(state.nodes[n].idle, Resource::GPU)));
     }
     if (want.contains("releasing_gpus") &&
         sim::at(state.nodes[n].releasing, Resource::GPU) != want.at("releasing_gpus").get<double>()) {
-      errors.push_back("node " + name + ": releasing GPUs " + sim::io::go_json_number(sim::at(state.nodes[n].releasing, Resource::GPU)));
+      errors.push_back("node " + name + ": releasing GPUs " + sim::go_json_number(sim::at(state.nodes[n].releasing, Resource::GPU)));
     }
     if (want.contains("numa_zones_available")) {
       for (const auto& [zone, list] : want.at("numa_zones_available").items()) {

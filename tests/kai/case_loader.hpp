@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "sim/model/cluster.hpp"
-#include "sim/sched/session.hpp"
+#include "sim/sched/framework/session.hpp"
 
 namespace kai_cases {
 

@@ -16,18 +16,18 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <set>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include "sim/api/fair_share_simulator.hpp"
-#include "sim/io/go_json.hpp"
+#include "sim/core/go_json.hpp"
 
 namespace {
 
@@ -153,8 +153,8 @@ int main(int argc, char** argv) {
             auto it = kai.find(uid);
             if (it != kai.end() && it->second == mine_bits) continue;
             const auto& q = *std::find_if(shares.begin(), shares.end(), [&](const auto& s) { return s.uid == uid; });
-            std::cout << " " << uid << " kaisim {" << sim::io::go_json_number(q.gpu) << ", " << sim::io::go_json_number(q.cpu)
-                      << ", " << sim::io::go_json_number(q.memory) << "} KAI "
+            std::cout << " " << uid << " kaisim {" << sim::go_json_number(q.gpu) << ", " << sim::go_json_number(q.cpu)
+                      << ", " << sim::go_json_number(q.memory) << "} KAI "
                       << (c.at("kai").contains(uid) ? c.at("kai").at(uid).dump() : std::string("absent")) << ";";
           }
           std::cout << "\n";

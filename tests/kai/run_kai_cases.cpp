@@ -22,8 +22,8 @@
 #include <set>
 
 #include "case_loader.hpp"
-#include "sim/sched/actions.hpp"
-#include "sim/sched/invariants.hpp"
+#include "sim/sched/actions/actions.hpp"
+#include "sim/sched/framework/invariants.hpp"
 
 namespace {
 

@@ -4,7 +4,7 @@
 
 #include "commands.hpp"
 #include "sim/api/replay.hpp"
-#include "sim/io/go_json.hpp"
+#include "sim/core/go_json.hpp"
 
 namespace kaisim::cli {
 namespace {
@@ -28,7 +28,7 @@ int run_replay(const ReplayCommandOptions& options) {
   std::cout << result.summary_table;
   if (!options.check) return kExitOk;
   for (const auto& f : result.failures) {
-    std::cout << "FAILED at " << sim::io::go_json_number(static_cast<double>(f.at_ms) / 1000.0) << "s: " << f.what << "\n";
+    std::cout << "FAILED at " << sim::go_json_number(static_cast<double>(f.at_ms) / 1000.0) << "s: " << f.what << "\n";
   }
   std::cout << "expectations: " << (result.expectations_checked - result.failures.size()) << " passed, "
             << result.failures.size() << " failed\n";

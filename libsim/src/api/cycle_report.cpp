@@ -4,10 +4,10 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "sim/io/go_json.hpp"
+#include "sim/core/go_json.hpp"
 #include "sim/io/quantity.hpp"
 #include "sim/sched/cycle.hpp"
-#include "sim/sched/job_order.hpp"
+#include "sim/sched/framework/job_order.hpp"
 
 namespace sim::api {
 namespace {
@@ -16,7 +16,7 @@ using nlohmann::ordered_json;
 
 // Numbers go out in Go's float format; nlohmann would print 0.33 as 0.33 too, but we keep one
 // formatter for every output so CLI, server and files agree byte for byte.
-ordered_json number(double v) { return ordered_json::parse(io::go_json_number(v)); }
+ordered_json number(double v) { return ordered_json::parse(go_json_number(v)); }
 
 ordered_json resources(const ResourceVec& v) {
   ordered_json out = ordered_json::object();

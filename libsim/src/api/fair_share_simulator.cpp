@@ -4,7 +4,7 @@
 
 #include "sim/core/resource_vec.hpp"
 #include "sim/fairshare/hierarchy.hpp"
-#include "sim/io/go_json.hpp"
+#include "sim/core/go_json.hpp"
 #include "sim/model/queue_tree.hpp"
 
 namespace sim::api {
@@ -101,13 +101,13 @@ std::string fair_share_response(const std::vector<QueueFairShare>& shares, bool 
   for (std::size_t i = 0; i < shares.size(); ++i) {
     const QueueFairShare& q = shares[i];
     if (pretty) {
-      out += "  " + io::json_string(q.uid) + ": {\n    \"gpu\": " + io::go_json_number(q.gpu) +
-             ",\n    \"cpu\": " + io::go_json_number(q.cpu) + ",\n    \"memory\": " +
-             io::go_json_number(q.memory) + "\n  }";
+      out += "  " + json_string(q.uid) + ": {\n    \"gpu\": " + go_json_number(q.gpu) +
+             ",\n    \"cpu\": " + go_json_number(q.cpu) + ",\n    \"memory\": " +
+             go_json_number(q.memory) + "\n  }";
       out += i + 1 < shares.size() ? ",\n" : "\n";
     } else {
-      out += io::json_string(q.uid) + ":{\"gpu\":" + io::go_json_number(q.gpu) +
-             ",\"cpu\":" + io::go_json_number(q.cpu) + ",\"memory\":" + io::go_json_number(q.memory) + "}";
+      out += json_string(q.uid) + ":{\"gpu\":" + go_json_number(q.gpu) +
+             ",\"cpu\":" + go_json_number(q.cpu) + ",\"memory\":" + go_json_number(q.memory) + "}";
       if (i + 1 < shares.size()) out += ",";
     }
   }

@@ -6,7 +6,7 @@
 #include <numbers>
 #include <random>
 
-#include "sim/io/go_json.hpp"
+#include "sim/core/go_json.hpp"
 #include "sim/model/gpu_models.hpp"
 
 namespace sim::replay {
@@ -178,7 +178,7 @@ YAML::Node bare_pod_manifest(const PodShape& p) {
   pod["metadata"]["labels"]["kai.scheduler/queue"] = p.queue;
   pod["metadata"]["annotations"] = YAML::Node(YAML::NodeType::Map);
   YAML::Node annotations = pod["metadata"]["annotations"];
-  if (p.gpu_fraction > 0) annotations["gpu-fraction"] = io::go_json_number(p.gpu_fraction);
+  if (p.gpu_fraction > 0) annotations["gpu-fraction"] = go_json_number(p.gpu_fraction);
   if (p.gpu_memory_mib > 0) annotations["gpu-memory"] = std::to_string(p.gpu_memory_mib);
   if (p.runtime_ms > 0) annotations[kRuntimeAnnotation] = duration_text(p.runtime_ms);
   pod["spec"]["schedulerName"] = "kai-scheduler";

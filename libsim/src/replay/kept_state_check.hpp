@@ -5,7 +5,7 @@
 #include "queue_ledger.hpp"
 #include "sim/fairshare/hierarchy.hpp"
 #include "sim/model/cluster.hpp"
-#include "sim/sched/session.hpp"
+#include "sim/sched/framework/session.hpp"
 
 namespace sim::replay {
 

@@ -4,13 +4,11 @@
 #include <cmath>
 #include <sstream>
 
-#include "sim/io/go_json.hpp"
+#include "sim/core/go_json.hpp"
 
 namespace sim::replay {
 namespace {
 
-using io::go_json_number;
-using io::json_string;
 
 std::string seconds(std::int64_t ms) { return go_json_number(static_cast<double>(ms) / 1000.0); }
 

@@ -11,7 +11,7 @@
 
 #include "io/snapshot_fields.hpp"
 #include "io/yaml_field.hpp"
-#include "sim/sched/node_fit.hpp"
+#include "sim/sched/plugins/node_fit.hpp"
 #include "world.hpp"
 #include "yaml_text.hpp"
 

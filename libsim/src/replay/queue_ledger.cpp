@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "io/snapshot_fields.hpp"
-#include "sim/sched/session.hpp"
+#include "sim/sched/framework/session.hpp"
 
 namespace sim::replay {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "sim/model/cluster.hpp"
-#include "sim/sched/pod_sums.hpp"
+#include "sim/sched/plugins/pod_sums.hpp"
 
 namespace sim::replay {
 

@@ -10,7 +10,7 @@
 #include "io/snapshot_fields.hpp"
 #include "io/yaml_field.hpp"
 #include "sim/core/assert.hpp"
-#include "sim/io/go_json.hpp"
+#include "sim/core/go_json.hpp"
 #include "sim/io/quantity.hpp"
 #include "yaml_text.hpp"
 
@@ -563,10 +563,10 @@ void World::apply_decisions(const sched::Session& ssn, std::int64_t now_ms, std:
       std::string record = "[";
       for (const model::ZoneAmounts& z : t.numa_placement) {
         record += std::string(record.size() > 1 ? "," : "") + "{\"zone\":" +
-                  io::json_string(numa.zones[static_cast<std::size_t>(z.zone)].id) + ",\"amount\":{";
+                  json_string(numa.zones[static_cast<std::size_t>(z.zone)].id) + ",\"amount\":{";
         bool first = true;
         for (const auto& [resource, milli] : z.amount) {
-          record += (first ? "" : ",") + io::json_string(resource) + ":" + io::json_string(io::format_milli_quantity(milli));
+          record += (first ? "" : ",") + json_string(resource) + ":" + json_string(io::format_milli_quantity(milli));
           first = false;
         }
         record += "}}";

@@ -16,7 +16,7 @@
 #include "scenario.hpp"
 #include "timers.hpp"
 #include "sim/model/cluster.hpp"
-#include "sim/sched/session.hpp"
+#include "sim/sched/framework/session.hpp"
 
 namespace sim::replay {
 

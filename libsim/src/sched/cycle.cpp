@@ -1,8 +1,8 @@
 #include "sim/sched/cycle.hpp"
 
 #include "sim/core/error.hpp"
-#include "sim/sched/actions.hpp"
-#include "sim/sched/invariants.hpp"
+#include "sim/sched/actions/actions.hpp"
+#include "sim/sched/framework/invariants.hpp"
 
 namespace sim::sched {
 

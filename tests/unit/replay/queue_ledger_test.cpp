@@ -9,7 +9,7 @@
 
 #include "replay/queue_ledger.hpp"
 #include "sim/io/snapshot.hpp"
-#include "sim/sched/pod_sums.hpp"
+#include "sim/sched/plugins/pod_sums.hpp"
 
 namespace {
 

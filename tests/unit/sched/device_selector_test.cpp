@@ -4,7 +4,7 @@
 #include <string>
 
 #include "io/cel_reader.hpp"
-#include "sched/device_selector.hpp"
+#include "sched/plugins/device_selector.hpp"
 
 namespace {
 

@@ -5,10 +5,10 @@
 
 #include <string>
 
-#include "sched/dra.hpp"
+#include "sched/plugins/dra.hpp"
 #include "sim/io/snapshot.hpp"
-#include "sim/sched/invariants.hpp"
-#include "sim/sched/statement.hpp"
+#include "sim/sched/framework/invariants.hpp"
+#include "sim/sched/framework/statement.hpp"
 
 namespace {
 

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "sim/io/snapshot.hpp"
-#include "sim/sched/gang.hpp"
+#include "sim/sched/framework/gang.hpp"
 
 namespace {
 

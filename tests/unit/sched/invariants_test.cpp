@@ -2,8 +2,8 @@
 #include <catch2/catch.hpp>
 
 #include "sim/io/snapshot.hpp"
-#include "sim/sched/actions.hpp"
-#include "sim/sched/invariants.hpp"
+#include "sim/sched/actions/actions.hpp"
+#include "sim/sched/framework/invariants.hpp"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "sim/io/snapshot.hpp"
-#include "sim/sched/node_fit.hpp"
+#include "sim/sched/plugins/node_fit.hpp"
 
 namespace {
 

@@ -4,9 +4,9 @@
 
 #include <string>
 
-#include "sched/numa.hpp"
+#include "sched/plugins/numa.hpp"
 #include "sim/io/snapshot.hpp"
-#include "sim/sched/statement.hpp"
+#include "sim/sched/framework/statement.hpp"
 
 namespace {
 

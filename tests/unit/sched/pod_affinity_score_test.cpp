@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "sched/pod_affinity.hpp"
+#include "sched/plugins/pod_affinity.hpp"
 #include "sim/io/snapshot.hpp"
-#include "sim/sched/node_fit.hpp"
-#include "sim/sched/statement.hpp"
+#include "sim/sched/plugins/node_fit.hpp"
+#include "sim/sched/framework/statement.hpp"
 
 namespace {
 

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "sim/io/snapshot.hpp"
-#include "sim/sched/statement.hpp"
+#include "sim/sched/framework/statement.hpp"
 
 namespace {
 

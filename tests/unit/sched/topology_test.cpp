@@ -4,9 +4,9 @@
 
 #include <string>
 
-#include "sched/topology_gpus_filter.hpp"
+#include "sched/actions/topology_gpus_filter.hpp"
 #include "sim/io/snapshot.hpp"
-#include "sim/sched/gang.hpp"
+#include "sim/sched/framework/gang.hpp"
 
 namespace {
 

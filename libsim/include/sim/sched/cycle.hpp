@@ -2,7 +2,7 @@
 // One KAI scheduling cycle: open a session on the snapshot, run the configured actions in order
 // (allocate, consolidation, reclaim, preempt, stalegangeviction by default), close it.
 
-#include "sim/sched/session.hpp"
+#include "sim/sched/framework/session.hpp"
 
 namespace sim::sched {
 

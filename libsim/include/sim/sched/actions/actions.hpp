@@ -1,0 +1,30 @@
+#pragma once
+// The scheduling actions (pkg/scheduler/actions/*) and the shared AllocateJob routine.
+
+#include <vector>
+
+#include "sim/sched/framework/job_order.hpp"
+#include "sim/sched/framework/statement.hpp"
+
+namespace sim::sched {
+
+/// AllocateJob (actions/common/allocate.go): the job's next tasks (gang block or one elastic
+/// pod) placed one by one in task order on the best fitting node; all or nothing.
+/// `pipeline_only` is the simulation mode of reclaim/preempt/consolidation.
+bool allocate_job(Session& ssn, Statement& stmt, const std::vector<NodeId>& nodes, const JobView& job,
+                  bool pipeline_only);
+
+void run_allocate(Session& ssn);
+void run_reclaim(Session& ssn);
+void run_preempt(Session& ssn);
+void run_consolidation(Session& ssn);
+void run_stale_gang_eviction(Session& ssn);
+
+/// Every node of the session, by id.
+std::vector<NodeId> all_nodes(const Session& ssn);
+
+/// A view of every job, in PodGroup-name order (the fixed order kaisim uses where KAI iterates
+/// its PodGroup map).
+std::vector<JobView> all_job_views(const Session& ssn);
+
+}  // namespace sim::sched

@@ -1,0 +1,91 @@
+#pragma once
+// The victim search shared by reclaim, preempt and consolidation (actions/common/solvers/*,
+// plugins/nodelocalgreedy, plugins/multinodegang): find the largest part of the pending job's
+// gang that fits once some running pods are evicted, trying growing victim sets in victim-queue
+// order, each scenario simulated inside a Statement and checked by the action's validator.
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/sched/framework/job_queue.hpp"
+#include "sim/sched/framework/statement.hpp"
+
+namespace sim::sched {
+
+/// One candidate set of victims for one probe (scenario/base_scenario.go, by_node_scenario.go).
+struct Scenario {
+  JobView preemptor;                 ///< the probe's partial job
+  std::vector<TaskId> pending;       ///< the pods to place
+  std::vector<JobView> recorded_jobs;  ///< victims of the last solved probe (forced in)
+  std::vector<TaskId> recorded_tasks;
+  std::vector<TaskId> potential;     ///< victims added by this scenario, in order
+  /// Victim pods per job, in order of appearance (recorded and potential).
+  std::vector<std::pair<JobId, std::vector<TaskId>>> victims;
+  /// Slices ("task groups") per victim job.
+  std::map<JobId, std::vector<std::vector<TaskId>>> groups;
+  std::map<NodeId, std::vector<JobId>> potential_jobs_by_node;
+  std::unordered_map<JobId, std::size_t> victim_index;  ///< position of a job in `victims`
+
+  Scenario(const Session& ssn, JobView preemptor, std::vector<TaskId> pending, std::vector<JobView> recorded);
+  void add_potential(const Session& ssn, const std::vector<TaskId>& tasks);
+
+ private:
+  void add_group(const Session& ssn, const std::vector<TaskId>& tasks);
+};
+
+using ScenarioValidator = std::function<bool(const Scenario&)>;
+using VictimQueueFactory = std::function<std::unique_ptr<JobQueue>()>;
+
+struct SolveResult {
+  bool solved = false;
+  std::unique_ptr<Statement> statement;  ///< to commit when solved
+  std::vector<TaskId> victims;
+};
+
+class JobSolver {
+ public:
+  JobSolver(Session& ssn, std::vector<NodeId> feasible_nodes, ScenarioValidator validator,
+            VictimQueueFactory victims);
+  /// SolveWithResult: solved only if the whole gang is satisfied and the job gained pods.
+  SolveResult solve(const JobView& job);
+
+ private:
+  struct Probe {
+    bool solved = false;
+    std::unique_ptr<Statement> statement;
+    std::vector<TaskId> victim_tasks;
+    std::vector<JobView> victim_jobs;
+  };
+  Probe probe(const JobView& job, const std::vector<TaskId>& to_allocate, std::size_t k, int generator,
+              const std::vector<TaskId>& recorded_tasks, const std::vector<JobView>& recorded_jobs);
+  Probe solve_scenario(const Scenario& scenario, std::vector<NodeId>& feasible);
+
+  Session& ssn_;
+  std::vector<NodeId> feasible_;
+  /// Jobs with a Pending pod when solve() started (every scenario starts from that state again).
+  std::vector<JobId> pending_jobs_;
+  ScenarioValidator validator_;
+  VictimQueueFactory victims_;
+};
+
+/// Victim-side min-runtime protection (plugins/minruntime): true if `victim` started less than
+/// its queue's preempt/reclaim min-runtime ago. `reclaim` picks reclaimMinRuntime with the LCA
+/// rule; otherwise preemptMinRuntime from the victim's queue up.
+bool min_runtime_protected(const Session& ssn, JobId victim, JobId preemptor, bool reclaim);
+
+/// MinimalJobRepresentatives (actions/common/minimal_job_comparison.go): skip jobs that are not
+/// "easier" than one with the same scheduling constraints that already failed.
+class FailedJobMemory {
+ public:
+  bool is_easier(const Session& ssn, const JobView& job) const;
+  void update(const Session& ssn, const JobView& job);
+
+ private:
+  std::map<std::string, JobView> representative_;
+};
+
+}  // namespace sim::sched

@@ -1,0 +1,92 @@
+#pragma once
+// A transaction over the session (KAI framework/statement.go): every allocate, pipeline and
+// evict is applied to the session at once and logged with what it replaced; checkpoint() is a
+// position in the log, rollback() undoes back to it, commit() turns the surviving operations into
+// decisions. Undoing appends an "undo" record (itself undoable), exactly like KAI, so a later
+// rollback past it re-applies the undone operation. No copy of the cluster is ever made.
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/sched/framework/session.hpp"
+
+namespace sim::sched {
+
+class Statement {
+ public:
+  explicit Statement(Session& session) : ssn_(session) {}
+
+  std::size_t checkpoint() const { return ops_.size(); }
+  void rollback(std::size_t checkpoint);
+  void discard();
+  /// Applies the valid operations in log order: evictions and pipelines become decisions,
+  /// allocations become binds (status Binding).
+  void commit();
+
+  /// Places a pending task on a node whose idle resources fit it now.
+  void allocate(TaskId task, NodeId node);
+  /// Places a task on releasing resources. If the task was evicted from this very node earlier in
+  /// this statement and its GPU placement is unchanged, the eviction is undone instead (unless
+  /// `update_if_exists`).
+  void pipeline(TaskId task, NodeId node, bool update_if_exists);
+  /// Virtually evicts a running task (it becomes Releasing on its node). `object` names which
+  /// copy of the pod is evicted (0: the session's own). KAI's solver evicts the pods it was handed,
+  /// and a scenario can hand the same pod twice (a recorded victim's clone, then the pod itself):
+  /// each copy keeps its own status, so the second eviction remembers the status the pod had
+  /// before the first, and the session's job holds whichever copy was changed last
+  /// (framework/statement.go Evict, podgroup_info CloneWithTasks).
+  void evict(TaskId task, std::string reason, JobId beneficiary, int object = 0);
+  /// Declares copy `object` (> 0) of `task`, with the status the copy was taken with.
+  void declare_copy(TaskId task, int object, model::TaskStatus status);
+  /// The status of copy `object` of `task` now.
+  model::TaskStatus copy_status(TaskId task, int object) const;
+  /// Re-labels every allocation of `job` in this statement as a pipeline (gang waits as a whole).
+  void convert_all_allocated_to_pipelined(JobId job);
+
+  bool empty() const { return ops_.empty(); }
+
+ private:
+  enum class Kind { ALLOCATE, PIPELINE, EVICT, UNDO };
+  struct Op {
+    Op(Kind k, TaskId t) : kind(k), task(t) {}
+    /// Records what an eviction or a pipelining changes on the task, for its undo.
+    Op(Kind k, const model::Task& t)
+        : kind(k), task(t.id), previous_status(t.status), previous_node(t.node), previous_groups(t.gpu_groups),
+          previous_numa(t.numa_placement), previous_claims(t.claim_memory), previous_virtual(t.virtual_status) {}
+    Kind kind;
+    TaskId task;
+    model::TaskStatus previous_status = model::TaskStatus::PENDING;
+    NodeId previous_node = NodeId::invalid();
+    NodeId next_node = NodeId::invalid();
+    std::vector<std::string> previous_groups;
+    std::vector<model::ZoneAmounts> previous_numa;
+    std::map<std::string, std::optional<model::DraAllocation>> previous_claims;
+    bool previous_virtual = false;
+    std::string reason;
+    JobId beneficiary = JobId::invalid();
+    std::size_t undone_index = 0;  ///< for UNDO
+    int object = 0;                ///< for EVICT: the copy of the pod that was evicted
+  };
+
+  bool valid(std::size_t index) const;
+  void undo(std::size_t index);
+  void reverse(const Op& op);
+  void unevict(const Op& op);
+  void unpipeline(const Op& op);
+  void unallocate(TaskId task, bool previous_virtual);
+  void set_status(model::Task& task, model::TaskStatus status);
+  /// Makes copy `object` the one the session's job holds (its status becomes the task's).
+  void hold(model::Task& task, int object);
+
+  Session& ssn_;
+  std::vector<Op> ops_;
+  /// Status of each copy of a pod the session's job does not hold now, by (task, copy).
+  std::map<std::pair<TaskId, int>, model::TaskStatus> copy_status_;
+  std::map<TaskId, int> holder_;  ///< the copy each pod's job holds; absent: 0
+};
+
+}  // namespace sim::sched

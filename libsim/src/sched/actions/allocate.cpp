@@ -1,0 +1,241 @@
+// Action "allocate" and the AllocateJob routine every action uses
+// (actions/allocate/allocate.go, actions/common/allocate.go, gpu_sharing/gpuSharing.go).
+
+#include <algorithm>
+
+#include "sim/sched/actions/actions.hpp"
+#include "sim/sched/framework/job_order.hpp"
+#include "sim/sched/framework/job_queue.hpp"
+#include "sim/sched/plugins/node_fit.hpp"
+#include "sim/sched/plugins/proportion.hpp"
+#include "sched/plugins/dra.hpp"
+#include "sched/plugins/numa.hpp"
+
+namespace sim::sched {
+namespace {
+
+bool allocate_shared_gpu_task(Session& ssn, Statement& stmt, TaskId task_id, NodeId node_id, bool pipeline_only) {
+  model::Task& task = ssn.state.tasks[task_id];
+  std::optional<GpuChoice> choice = preferable_gpus(ssn, ssn.state.nodes[node_id], task, pipeline_only, true);
+  if (!choice) return false;
+  task.gpu_groups = choice->groups;
+  if (pipeline_only || choice->releasing) {
+    stmt.pipeline(task_id, node_id, false);
+  } else {
+    stmt.allocate(task_id, node_id);
+  }
+  return true;
+}
+
+bool allocate_task_to_node(Session& ssn, Statement& stmt, TaskId task_id, NodeId node_id, bool pipeline_only) {
+  // GetNumaPlacement: the zones the pod will be charged to (none unless the numa plugin aligns it).
+  numa_admits(ssn, ssn.state.tasks[task_id], ssn.state.nodes[node_id], &ssn.state.tasks[task_id].numa_placement);
+  const model::Task& task = ssn.state.tasks[task_id];
+  if (task.is_fraction_candidate()) return allocate_shared_gpu_task(ssn, stmt, task_id, node_id, pipeline_only);
+  const model::Node& node = ssn.state.nodes[node_id];
+  if (!pipeline_only && node.task_fits(task, node.idle, false)) {
+    stmt.allocate(task_id, node_id);
+  } else {
+    stmt.pipeline(task_id, node_id, !pipeline_only);
+  }
+  return true;
+}
+
+bool allocate_task(Session& ssn, Statement& stmt, const std::vector<NodeId>& nodes, TaskId task, bool pipeline_only,
+                   std::vector<std::string>& reasons) {
+  // PrePredicateFn: the dynamicresources plugin's checks of the pod's claims.
+  if (ssn.config.plugins.dynamic_resources) {
+    if (std::string why = dra_pre_filter(ssn, ssn.state.tasks[task]); !why.empty()) {
+      reasons.push_back(std::move(why));
+      return false;
+    }
+  }
+  NodeOrder order = ordered_nodes(ssn, task, nodes);
+  for (NodeId node; order.next(node);) {
+    std::string why;
+    if (!fitting_node(ssn, task, node, &why)) {
+      reasons.push_back(std::move(why));
+      continue;
+    }
+    if (allocate_task_to_node(ssn, stmt, task, node, pipeline_only)) return true;
+  }
+  return false;
+}
+
+std::string summarize(const std::vector<std::string>& reasons) {
+  std::string out;
+  for (std::size_t i = 0; i < reasons.size() && i < 8; ++i) out += (i ? "; " : "") + reasons[i];
+  if (reasons.size() > 8) out += "; and " + std::to_string(reasons.size() - 8) + " more node(s)";
+  return out.empty() ? "no nodes" : out;
+}
+
+// handleFailedTaskAllocation: the gang prefix when the task's PodSet is still short of its
+// minimum (`index` pods of it placed so far), then kaisim's plain-words reasons.
+std::string fit_error(const Session& ssn, const JobView& view, const model::Task& task, std::size_t index,
+                      const std::vector<std::string>& reasons) {
+  bool gang = false;
+  for (const model::PodSet& p : view.groups->pod_sets) gang = gang || p.min_available > 1;
+  const model::PodSet* pod_set = pod_set_of(view, task);
+  std::string message;
+  if (gang && pod_set != nullptr) {
+    const PodSetCounts counts(ssn, view);
+    if (counts.active_used[static_cast<std::size_t>(task.pod_set)] < pod_set->min_available) {
+      const std::string wanted = std::to_string(pod_set->min_available);
+      message = view.groups->declared
+                    ? "Resources were found for " + std::to_string(index) + " pods from all sub-groups while sub-group " +
+                          pod_set->name + " requires " + wanted + " pods for gang scheduling. "
+                    : "Resources were found for " + std::to_string(index) + " pods while " + wanted +
+                          " are required for gang scheduling. ";
+    }
+  }
+  return message + "Pod " + task.key() + " fits no node: " + summarize(reasons);
+}
+
+// AllocateJob's walk (actions/common/allocate.go allocateSubGroupSet, allocatePodSet): each set
+// and PodSet splits the nodes it got into the node sets of its topology constraint and tries
+// them in order, rolling back what a failed node set placed.
+class JobPlacement {
+ public:
+  JobPlacement(Session& ssn, Statement& stmt, const JobView& view, bool pipeline_only)
+      : ssn_(ssn), stmt_(stmt), view_(view), groups_(*view.groups), pipeline_only_(pipeline_only) {}
+
+  bool place_set(int set, const std::vector<TaskId>& tasks, const std::vector<NodeId>& nodes) {
+    if (tasks.empty()) return true;
+    std::vector<int> pod_sets;  // subtreePodSetsContainingTasks
+    for (TaskId t : tasks) {
+      const int p = ssn_.state.tasks[t].pod_set;
+      if (std::find(pod_sets.begin(), pod_sets.end(), p) == pod_sets.end()) pod_sets.push_back(p);
+    }
+    const model::SubGroupSet& s = groups_.sets[static_cast<std::size_t>(set)];
+    return over_node_sets({s.name, s.topology, pod_sets}, tasks, nodes,
+                          [&](const std::vector<NodeId>& ns) { return place_members(set, tasks, ns); });
+  }
+
+  // A PodGroup without subgroups or topology: its pods in list order on all the nodes.
+  bool place_flat(const std::vector<TaskId>& tasks, const std::vector<NodeId>& nodes) {
+    std::size_t index = 0;
+    for (TaskId t : tasks) {
+      if (ssn_.state.tasks[t].pod_set == 0 && !place_task(t, index++, nodes)) return false;
+    }
+    return true;
+  }
+
+ private:
+  bool place_members(int set, const std::vector<TaskId>& tasks, const std::vector<NodeId>& nodes) {
+    for (const SubgroupMember& m : members_in_order(ssn_, view_, set)) {
+      std::vector<TaskId> mine;
+      for (TaskId t : tasks) {
+        const int p = ssn_.state.tasks[t].pod_set;
+        if (m.is_set ? pod_set_under(groups_, p, m.index) : p == m.index) mine.push_back(t);
+      }
+      if (!(m.is_set ? place_set(m.index, mine, nodes) : place_pod_set(m.index, mine, nodes))) return false;
+    }
+    return true;
+  }
+
+  bool place_pod_set(int p, const std::vector<TaskId>& tasks, const std::vector<NodeId>& nodes) {
+    if (tasks.empty()) return true;
+    const model::PodSet& pod_set = groups_.pod_sets[static_cast<std::size_t>(p)];
+    const std::vector<int> only{p};
+    return over_node_sets({pod_set.name, pod_set.topology, only}, tasks, nodes, [&](const std::vector<NodeId>& ns) {
+      std::size_t index = 0;
+      for (TaskId t : tasks) {
+        if (!place_task(t, index++, ns)) return false;
+      }
+      return true;
+    });
+  }
+
+  template <class Try>
+  bool over_node_sets(const SubgroupScope& scope, const std::vector<TaskId>& tasks, const std::vector<NodeId>& nodes,
+                      const Try& attempt) {
+    if (!ssn_.topology || scope.constraint.empty()) return attempt(nodes);
+    std::string why;
+    const auto sets = ssn_.topology->subset_nodes(ssn_, view_.id, scope, tasks, nodes, why);
+    if (!why.empty() && !pipeline_only_) ssn_.record_fit_error(view_.id, why);
+    if (!sets) return false;
+    for (const std::vector<NodeId>& ns : *sets) {
+      const std::size_t cp = stmt_.checkpoint();
+      if (attempt(ns)) return true;
+      stmt_.rollback(cp);
+    }
+    return false;
+  }
+
+  bool place_task(TaskId id, std::size_t index, const std::vector<NodeId>& nodes) {
+    std::vector<std::string> reasons;
+    if (allocate_task(ssn_, stmt_, nodes, id, pipeline_only_, reasons)) return true;
+    if (!pipeline_only_) ssn_.record_fit_error(view_.id, fit_error(ssn_, view_, ssn_.state.tasks[id], index, reasons));
+    return false;
+  }
+
+  Session& ssn_;
+  Statement& stmt_;
+  const JobView& view_;
+  const model::SubGroupTree& groups_;
+  bool pipeline_only_;
+};
+
+}  // namespace
+
+std::vector<NodeId> all_nodes(const Session& ssn) {
+  std::vector<NodeId> nodes;
+  for (std::size_t i = 0; i < ssn.state.nodes.size(); ++i) nodes.emplace_back(static_cast<NodeId::value_type>(i));
+  return nodes;
+}
+
+bool allocate_job(Session& ssn, Statement& stmt, const std::vector<NodeId>& nodes, const JobView& view,
+                  bool pipeline_only) {
+  const JobId job = view.id;
+  if (ssn.topology) ssn.topology->clear_scores();  // PreJobAllocation
+  const std::vector<TaskId> tasks = tasks_to_allocate(ssn, view, !pipeline_only);
+  if (tasks.empty()) return false;
+  if (CapacityVerdict over = job_over_capacity(ssn, job, tasks)) {
+    if (!pipeline_only) ssn.record_fit_error(job, *over);
+    return false;
+  }
+  const std::size_t cp = stmt.checkpoint();
+  JobPlacement placement(ssn, stmt, view, pipeline_only);
+  const bool placed = is_single_pod_set(view) && !view.groups->any_topology() ? placement.place_flat(tasks, nodes)
+                                                                            : placement.place_set(0, tasks, nodes);
+  if (!placed) stmt.rollback(cp);
+  return placed;
+}
+
+std::vector<JobView> all_job_views(const Session& ssn) {
+  std::vector<JobView> views;
+  views.reserve(ssn.jobs_by_name().size());
+  for (JobId j : ssn.jobs_by_name()) views.push_back(full_view(ssn, j));
+  return views;
+}
+
+void run_allocate(Session& ssn) {
+  JobQueue queue(ssn, false);
+  for (JobId j : ssn.jobs_by_name()) {
+    if (!job_has_pending_pod(ssn, j)) continue;  // what has_tasks_to_allocate(real) asks, without a view
+    const JobView v = full_view(ssn, j);
+    if (is_ready_for_scheduling(ssn, v)) queue.push(v);
+  }
+  const std::vector<NodeId> nodes = all_nodes(ssn);
+  while (!queue.empty()) {
+    const JobView job = queue.pop();
+    if (!job.valid()) break;
+    Statement stmt(ssn);
+    bool had_allocated = false;
+    for (TaskId t : job.tasks) had_allocated = had_allocated || model::is_allocated(ssn.state.tasks[t].status);
+    if (allocate_job(ssn, stmt, nodes, job, false)) {
+      bool pipelined = false;
+      if (should_pipeline_job(ssn, job)) {
+        stmt.convert_all_allocated_to_pipelined(job.id);
+        pipelined = true;
+      }
+      stmt.commit();
+      if (!pipelined && !had_allocated) ssn.state.jobs[job.id].last_start_ns = ssn.state.now_ns;
+      if (has_tasks_to_allocate(ssn, job, true)) queue.push(job);
+    } else {
+      stmt.discard();
+    }
+  }
+}
+
+}  // namespace sim::sched

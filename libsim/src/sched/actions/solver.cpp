@@ -1,0 +1,747 @@
+#include "sim/sched/actions/solver.hpp"
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+#include <unordered_set>
+
+#include "sim/sched/actions/actions.hpp"
+#include "topology_gpus_filter.hpp"
+
+namespace sim::sched {
+namespace {
+
+constexpr int kNodeLocalGreedy = 0;
+constexpr int kMultiNodeGang = 1;
+
+double gpus_quota_accepted(const model::Task& t) { return t.accepted_gpu.gpus_quota(); }
+
+double node_free_gpus(const model::Node& n) { return n.idle_gpus_with_shared() + n.releasing_gpus_with_shared(); }
+
+// AccumulatedIdleGpus (accumulated_scenario_filters/idle_gpus): can the pending GPU demand,
+// largest first, fit greedily into the N nodes with the most idle + releasing + freed GPUs
+// (N = number of pending pods)? Kept incrementally, since a builder only ever adds victims.
+// Like KAI it remembers recorded and potential victims apart, so a pod in both lists frees its
+// GPUs twice; and a list that names a pod twice breaks KAI's cache assertions, whose error the
+// builder ignores: from then on the filter passes every scenario (pod_scenario_builder.go
+// isScenarioValid, idle_gpus.go assertRecordedVictimsState, assertPotentialVictimsState).
+class IdleGpusFilter {
+ public:
+  IdleGpusFilter(const Session& ssn, const std::vector<TaskId>& pending) : ssn_(ssn) {
+    for (TaskId t : pending) required_.push_back(ssn.state.tasks[t].gpu.gpus_quota());
+    std::sort(required_.begin(), required_.end(), std::greater<>());
+    std::vector<std::size_t> by_name(ssn.state.nodes.size());
+    for (std::size_t i = 0; i < by_name.size(); ++i) by_name[i] = i;
+    auto name = [&](std::size_t i) -> const std::string& { return ssn.state.nodes[NodeId(static_cast<NodeId::value_type>(i))].name; };
+    std::sort(by_name.begin(), by_name.end(), [&](std::size_t a, std::size_t b) { return name(a) < name(b); });
+    name_rank_.resize(by_name.size());
+    for (std::size_t r = 0; r < by_name.size(); ++r) name_rank_[by_name[r]] = r;
+    capacity_.resize(by_name.size());
+    for (std::size_t i = 0; i < capacity_.size(); ++i) {
+      capacity_[i] = node_free_gpus(ssn.state.nodes[NodeId(static_cast<NodeId::value_type>(i))]);
+      order_.insert(key(i));
+    }
+  }
+
+  /// A victim of the scenario's recorded list (`recorded`) or its potential list.
+  void add_victim(TaskId id, bool recorded) {
+    const model::Task& t = ssn_.state.tasks[id];
+    if (!t.node.valid()) return;
+    if (!(recorded ? recorded_seen_ : potential_seen_).insert(id).second) {
+      asserts_fail_ = true;
+      return;
+    }
+    const std::size_t n = t.node.index();
+    order_.erase(key(n));
+    capacity_[n] += gpus_quota_accepted(t);
+    order_.insert(key(n));
+  }
+
+  bool passes() const {
+    if (asserts_fail_) return true;
+    std::vector<std::pair<std::size_t, double>> used;  // top nodes and what was placed on them
+    for (auto it = order_.begin(); it != order_.end() && used.size() < required_.size(); ++it) {
+      used.emplace_back(it->second, 0.0);
+    }
+    for (double need : required_) {
+      if (need == 0) return true;
+      bool matched = false;
+      for (auto& [node, taken] : used) {
+        const double cap = capacity_[node];
+        if (cap < need) break;
+        if (cap - taken >= need) {
+          taken += need;
+          matched = true;
+          break;
+        }
+      }
+      if (!matched) return false;
+    }
+    return true;
+  }
+
+ private:
+  // Most capacity first, then node name.
+  std::pair<std::pair<double, std::size_t>, std::size_t> key(std::size_t n) const {
+    return {{-capacity_[n], name_rank_[n]}, n};
+  }
+  const Session& ssn_;
+  std::vector<double> required_;
+  std::vector<double> capacity_;
+  std::vector<std::size_t> name_rank_;
+  std::set<std::pair<std::pair<double, std::size_t>, std::size_t>> order_;
+  std::unordered_set<TaskId> recorded_seen_, potential_seen_;
+  bool asserts_fail_ = false;  ///< a victim list named a pod twice
+};
+
+// PodAccumulatedScenarioBuilder: grows one "outer" scenario victim slice by victim slice.
+class ScenarioBuilder {
+ public:
+  ScenarioBuilder(Session& ssn, const JobView& preemptor, const std::vector<JobView>& recorded,
+                  std::unique_ptr<JobQueue> victims, const std::vector<NodeId>& feasible)
+      : ssn_(ssn), victims_(std::move(victims)), feasible_(feasible) {
+    std::vector<TaskId> pending = tasks_to_allocate(ssn, preemptor, false);
+    if (!pending.empty()) {
+      scenario_ = std::make_unique<Scenario>(ssn, preemptor, pending, recorded);
+      for (const JobView& j : recorded) recorded_set_.insert(j.tasks.begin(), j.tasks.end());
+      filter_ = std::make_unique<IdleGpusFilter>(ssn, pending);
+      topology_filter_ = std::make_unique<TopologyGpusFilter>(ssn, preemptor);
+      if (!topology_filter_->active()) topology_filter_.reset();
+      for (TaskId t : scenario_->recorded_tasks) add_to_filters(t, true);
+    }
+  }
+
+  Scenario* accumulated(bool advance_first) {
+    if (!scenario_) return nullptr;
+    bool advance = advance_first;
+    for (;;) {
+      if (advance) {
+        if (victims_->empty()) return nullptr;
+        if (!add_next_victims()) continue;
+      }
+      advance = true;
+      if (!filters_pass()) continue;
+      return scenario_.get();
+    }
+  }
+
+  // iterate(): like accumulated() but hands out MultiNodeGang sub-scenarios.
+  std::unique_ptr<Scenario> next_for_gang(bool advance_first);
+
+ private:
+  bool add_next_victims() {
+    const JobView victim = victims_->pop();
+    bool more = false;
+    const std::vector<TaskId> tasks = tasks_to_evict(ssn_, victim, more);
+    for (TaskId t : tasks) {
+      if (recorded_set_.contains(t)) {
+        JobView rest{victim.id, {}, victim.groups};
+        for (TaskId x : victim.tasks) {
+          if (!recorded_set_.contains(x)) rest.tasks.push_back(x);
+        }
+        if (!rest.tasks.empty()) victims_->push(rest);
+        return false;
+      }
+    }
+    if (more && !tasks.empty()) {
+      JobView rest{victim.id, {}, victim.groups};
+      for (TaskId x : victim.tasks) {
+        if (std::find(tasks.begin(), tasks.end(), x) == tasks.end()) rest.tasks.push_back(x);
+      }
+      victims_->push(rest);
+    }
+    scenario_->add_potential(ssn_, tasks);
+    for (TaskId t : tasks) add_to_filters(t, false);
+    return true;
+  }
+
+  // The accumulated scenario filters in KAI's order: topology-aware idle GPUs, then idle GPUs.
+  void add_to_filters(TaskId t, bool recorded) {
+    if (topology_filter_) topology_filter_->add_victim(t);
+    filter_->add_victim(t, recorded);
+  }
+  bool filters_pass() const { return (!topology_filter_ || topology_filter_->passes()) && filter_->passes(); }
+
+  struct Emitter;
+  Session& ssn_;
+  std::unique_ptr<JobQueue> victims_;
+  std::vector<NodeId> feasible_;
+  std::unique_ptr<Scenario> scenario_;
+  std::unordered_set<TaskId> recorded_set_;
+  std::unique_ptr<Emitter> emitter_;
+  std::unique_ptr<IdleGpusFilter> filter_;
+  std::unique_ptr<TopologyGpusFilter> topology_filter_;  ///< only when the job has a required level
+};
+
+// subScenarioEmitter: evict every slice on the K nodes that free the most GPUs cheaply, K growing.
+struct ScenarioBuilder::Emitter {
+  Session& ssn;
+  const Scenario& base;
+  std::vector<NodeId> sorted;
+  std::map<NodeId, std::vector<std::size_t>> node_batches;
+  std::vector<std::vector<TaskId>> batches;
+  std::size_t next_k = 0;
+  std::size_t dk = 1;
+  bool done = false;
+
+  Emitter(Session& s, const Scenario& outer, const std::vector<NodeId>& feasible) : ssn(s), base(outer) {
+    double demand = 0, min_task = -1;
+    for (TaskId t : base.pending) {
+      const double q = ssn.state.tasks[t].gpu.gpus_quota();
+      demand += q;
+      if (min_task < 0 || q < min_task) min_task = q;
+    }
+    std::map<NodeId, double> recorded_freed;
+    for (TaskId t : base.recorded_tasks) {
+      const model::Task& task = ssn.state.tasks[t];
+      if (task.node.valid()) recorded_freed[task.node] += gpus_quota_accepted(task);
+    }
+    // Batches: one per victim slice (group) in order of first appearance.
+    std::map<std::pair<JobId, std::size_t>, std::size_t> group_to_batch;
+    std::map<NodeId, std::size_t> first_seen;
+    for (std::size_t idx = 0; idx < base.potential.size(); ++idx) {
+      const TaskId t = base.potential[idx];
+      const model::Task& task = ssn.state.tasks[t];
+      const auto& groups = base.groups.at(task.job);
+      std::size_t gi = 0;
+      for (; gi < groups.size(); ++gi) {
+        if (std::find(groups[gi].begin(), groups[gi].end(), t) != groups[gi].end()) break;
+      }
+      auto [it, inserted] = group_to_batch.try_emplace({task.job, gi}, batches.size());
+      if (inserted) batches.emplace_back();
+      batches[it->second].push_back(t);
+      if (!task.node.valid()) continue;
+      first_seen.try_emplace(task.node, idx);
+      auto& list = node_batches[task.node];
+      if (std::find(list.begin(), list.end(), it->second) == list.end()) list.push_back(it->second);
+    }
+    std::map<NodeId, double> cap;
+    for (const auto& [node, idxs] : node_batches) {
+      double c = recorded_freed[node] + node_free_gpus(ssn.state.nodes[node]);
+      for (std::size_t bi : idxs) {
+        for (TaskId t : batches[bi]) {
+          if (ssn.state.tasks[t].node == node) c += gpus_quota_accepted(ssn.state.tasks[t]);
+        }
+      }
+      cap[node] = c;
+    }
+    for (const auto& [node, idxs] : node_batches) {
+      if (min_task > 0 && cap[node] < min_task) continue;
+      sorted.push_back(node);
+    }
+    std::sort(sorted.begin(), sorted.end(), [&](NodeId a, NodeId b) {
+      if (cap[a] != cap[b]) return cap[a] < cap[b];
+      return first_seen[a] < first_seen[b];
+    });
+    double baseline = 0;
+    for (NodeId n : feasible) {
+      if (node_batches.contains(n)) continue;
+      baseline += node_free_gpus(ssn.state.nodes[n]) + recorded_freed[n];
+    }
+    const double remaining = std::max(0.0, demand - baseline);
+    next_k = sorted.size() + 1;
+    if (remaining <= 0) {
+      next_k = 0;
+    } else {
+      double cumulative = 0;
+      for (std::size_t i = 0; i < sorted.size(); ++i) {
+        cumulative += cap[sorted[i]];
+        if (cumulative >= remaining) {
+          next_k = i + 1;
+          break;
+        }
+      }
+    }
+  }
+
+  std::unique_ptr<Scenario> next() {
+    if (next_k > sorted.size()) return nullptr;
+    const std::size_t k = next_k;
+    std::set<std::size_t> picked;
+    for (std::size_t i = 0; i < k; ++i) {
+      for (std::size_t bi : node_batches[sorted[i]]) picked.insert(bi);
+    }
+    if (k >= sorted.size()) {
+      next_k = sorted.size() + 1;
+    } else {
+      next_k = std::min(k + dk, sorted.size());
+      dk *= 2;
+    }
+    auto sub = std::make_unique<Scenario>(ssn, base.preemptor, base.pending, base.recorded_jobs);
+    for (std::size_t bi : picked) sub->add_potential(ssn, batches[bi]);
+    return sub;
+  }
+};
+
+std::unique_ptr<Scenario> ScenarioBuilder::next_for_gang(bool advance_first) {
+  if (!scenario_) return nullptr;
+  bool advance = advance_first;
+  for (;;) {
+    if (emitter_) {
+      if (std::unique_ptr<Scenario> sub = emitter_->next()) return sub;
+      emitter_.reset();
+    }
+    if (advance) {
+      if (victims_->empty()) return nullptr;
+      if (!add_next_victims()) continue;
+    }
+    advance = true;
+    if (!filters_pass()) continue;
+    if (scenario_->potential.empty()) return std::make_unique<Scenario>(*scenario_);
+    emitter_ = std::make_unique<Emitter>(ssn_, *scenario_, feasible_);
+  }
+}
+
+// VictimsTasksFromNodes: every slice of every victim job with a potential pod on `node`.
+std::vector<TaskId> victims_from_node(const Session& ssn, const Scenario& sc, NodeId node) {
+  auto it = sc.potential_jobs_by_node.find(node);
+  if (it == sc.potential_jobs_by_node.end()) return {};
+  std::vector<JobId> jobs(it->second.begin(), it->second.end());
+  std::sort(jobs.begin(), jobs.end(), [&](JobId a, JobId b) { return ssn.state.jobs[a].name < ssn.state.jobs[b].name; });
+  std::vector<TaskId> tasks;
+  for (JobId j : jobs) {
+    for (const auto& group : sc.groups.at(j)) tasks.insert(tasks.end(), group.begin(), group.end());
+  }
+  return tasks;
+}
+
+// nodeLocalScenarios: one scenario per node of the latest victim job.
+std::vector<std::unique_ptr<Scenario>> node_local_scenarios(const Session& ssn, const Scenario& base) {
+  std::vector<std::unique_ptr<Scenario>> out;
+  if (base.potential.empty()) {
+    if (!base.recorded_tasks.empty()) out.push_back(std::make_unique<Scenario>(base));
+    return out;
+  }
+  const JobId latest = ssn.state.tasks[base.potential.back()].job;
+  std::set<std::string> node_names;
+  for (TaskId t : ssn.state.jobs[latest].tasks) {
+    const model::Task& task = ssn.state.tasks[t];
+    if (task.node.valid()) node_names.insert(ssn.state.nodes[task.node].name);
+  }
+  std::set<std::vector<std::string>> seen;
+  for (const std::string& name : node_names) {
+    std::vector<TaskId> victims = victims_from_node(ssn, base, ssn.state.find_node(name));
+    if (victims.empty()) continue;
+    std::vector<std::string> key;
+    for (TaskId t : victims) key.push_back(ssn.state.tasks[t].uid);
+    std::sort(key.begin(), key.end());
+    if (!seen.insert(key).second) continue;
+    auto sn = std::make_unique<Scenario>(ssn, base.preemptor, base.pending, base.recorded_jobs);
+    // addPotentialVictimsGroupedByJob: jobs in first-appearance order.
+    std::vector<JobId> order;
+    std::map<JobId, std::vector<TaskId>> grouped;
+    for (TaskId t : victims) {
+      const JobId j = ssn.state.tasks[t].job;
+      if (!grouped.contains(j)) order.push_back(j);
+      grouped[j].push_back(t);
+    }
+    for (JobId j : order) sn->add_potential(ssn, grouped[j]);
+    out.push_back(std::move(sn));
+  }
+  return out;
+}
+
+}  // namespace
+
+Scenario::Scenario(const Session& ssn, JobView preemptor_view, std::vector<TaskId> pending_tasks,
+                   std::vector<JobView> recorded)
+    : preemptor(std::move(preemptor_view)), pending(std::move(pending_tasks)), recorded_jobs(std::move(recorded)) {
+  for (const JobView& job : recorded_jobs) {
+    if (job.tasks.empty()) continue;
+    add_group(ssn, job.tasks);
+    recorded_tasks.insert(recorded_tasks.end(), job.tasks.begin(), job.tasks.end());
+  }
+}
+
+void Scenario::add_group(const Session& ssn, const std::vector<TaskId>& tasks) {
+  const JobId job = ssn.state.tasks[tasks.front()].job;
+  // A slice is a job clone (CloneWithTasks), which holds each pod once; the victim lists keep
+  // every occurrence (base_scenario.go appendTasksAsVictimJob).
+  std::vector<TaskId> slice;
+  for (TaskId t : tasks) {
+    if (std::find(slice.begin(), slice.end(), t) == slice.end()) slice.push_back(t);
+  }
+  groups[job].push_back(std::move(slice));
+  auto [it, inserted] = victim_index.try_emplace(job, victims.size());
+  if (inserted) {
+    victims.emplace_back(job, tasks);
+  } else {
+    auto& list = victims[it->second].second;
+    list.insert(list.end(), tasks.begin(), tasks.end());
+  }
+}
+
+void Scenario::add_potential(const Session& ssn, const std::vector<TaskId>& tasks) {
+  if (tasks.empty()) return;
+  potential.insert(potential.end(), tasks.begin(), tasks.end());
+  add_group(ssn, tasks);
+  for (TaskId t : tasks) {
+    const model::Task& task = ssn.state.tasks[t];
+    auto& jobs = potential_jobs_by_node[task.node];
+    if (std::find(jobs.begin(), jobs.end(), task.job) == jobs.end()) jobs.push_back(task.job);
+  }
+}
+
+JobSolver::JobSolver(Session& ssn, std::vector<NodeId> feasible_nodes, ScenarioValidator validator,
+                     VictimQueueFactory victims)
+    : ssn_(ssn), feasible_(std::move(feasible_nodes)), validator_(std::move(validator)), victims_(std::move(victims)) {}
+
+JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeId>& feasible) {
+  Probe result;
+  std::vector<TaskId> all_victims = sc.recorded_tasks;
+  all_victims.insert(all_victims.end(), sc.potential.begin(), sc.potential.end());
+  if (all_victims.empty()) return result;
+  // A victim whose node is not in the snapshot (spec.nodeName names no node) cannot be evicted:
+  // KAI's Statement.Evict fails, EvictAllPreemptees stops and the solver discards the scenario
+  // (actions/common/solvers/by_pod_solver.go solve).
+  for (TaskId t : all_victims) {
+    if (!ssn_.state.tasks[t].node.valid()) return result;
+  }
+  auto stmt = std::make_unique<Statement>(ssn_);
+  const JobId beneficiary = sc.preemptor.id;
+  // Every entry is its own copy of the pod (recorded victims are clones from an earlier probe),
+  // each with the status the pod had as the scenario began.
+  for (std::size_t e = 0; e < all_victims.size(); ++e) {
+    stmt->declare_copy(all_victims[e], static_cast<int>(e) + 1, ssn_.state.tasks[all_victims[e]].status);
+  }
+  for (std::size_t e = 0; e < all_victims.size(); ++e) {
+    stmt->evict(all_victims[e], ssn_.action, beneficiary, static_cast<int>(e) + 1);
+  }
+  std::vector<NodeId> added;
+  for (TaskId t : all_victims) {
+    const NodeId n = ssn_.state.tasks[t].node;
+    if (n.valid() && std::find(feasible.begin(), feasible.end(), n) == feasible.end()) {
+      feasible.push_back(n);
+      added.push_back(n);
+    }
+  }
+
+  // GetJobsToAllocate + TryToVirtuallyAllocatePreemptorAndGetVictims: victim jobs and the
+  // partial preemptor get one pipeline-only AllocateJob each, in job-queue order.
+  std::set<JobId> victim_jobs;
+  for (TaskId t : all_victims) victim_jobs.insert(ssn_.state.tasks[t].job);
+  JobQueue order(ssn_, false);
+  std::vector<JobId> to_order(victim_jobs.begin(), victim_jobs.end());
+  to_order.insert(to_order.end(), pending_jobs_.begin(), pending_jobs_.end());
+  to_order.push_back(sc.preemptor.id);
+  std::sort(to_order.begin(), to_order.end(),
+            [&](JobId a, JobId b) { return ssn_.state.jobs[a].name < ssn_.state.jobs[b].name; });
+  to_order.erase(std::unique(to_order.begin(), to_order.end()), to_order.end());
+  for (JobId j : to_order) order.push(j == sc.preemptor.id ? sc.preemptor : full_view(ssn_, j));
+  bool preemptor_placed = false;
+  bool preemptor_failed = false;
+  while (!order.empty()) {
+    const JobView job = order.pop();
+    if (job.id == sc.preemptor.id) {
+      if (!allocate_job(ssn_, *stmt, feasible, job, true)) {
+        preemptor_failed = true;
+        break;
+      }
+      preemptor_placed = true;
+    } else if (victim_jobs.contains(job.id)) {
+      allocate_job(ssn_, *stmt, feasible, job, true);
+    }
+  }
+  if (preemptor_placed && !preemptor_failed) {
+    std::vector<TaskId> evicted, moved;
+    for (std::size_t e = 0; e < all_victims.size(); ++e) {
+      const TaskId t = all_victims[e];
+      const model::TaskStatus s = stmt->copy_status(t, static_cast<int>(e) + 1);
+      if (s == model::TaskStatus::RELEASING) evicted.push_back(t);
+      else if (s == model::TaskStatus::PIPELINED) moved.push_back(t);
+    }
+    if (!validator_ || validator_(sc)) {
+      result.solved = true;
+      result.victim_tasks = evicted;
+      if (ssn_.config.allow_consolidating_reclaim) {
+        result.victim_tasks.insert(result.victim_tasks.end(), moved.begin(), moved.end());
+      }
+      // Victim job representatives: the slices the victims came from.
+      std::set<std::pair<JobId, std::size_t>> taken;
+      for (TaskId t : result.victim_tasks) {
+        const JobId j = ssn_.state.tasks[t].job;
+        const auto& groups = sc.groups.at(j);
+        for (std::size_t g = 0; g < groups.size(); ++g) {
+          if (std::find(groups[g].begin(), groups[g].end(), t) == groups[g].end()) continue;
+          if (taken.insert({j, g}).second) {
+            result.victim_jobs.push_back(JobView{j, groups[g], ssn_.state.jobs[j].groups});
+          }
+          break;
+        }
+      }
+      result.statement = std::move(stmt);
+      return result;
+    }
+    // The validator said no: KAI returns before feasibleNodesRollback, so the victims' nodes stay
+    // feasible for the probe's later scenarios (by_pod_solver.go solve, handleScenarioSolution).
+    stmt->discard();
+    return result;
+  }
+  for (NodeId n : added) feasible.erase(std::find(feasible.begin(), feasible.end(), n));
+  stmt->discard();
+  return result;
+}
+
+JobSolver::Probe JobSolver::probe(const JobView& job, const std::vector<TaskId>& to_allocate, std::size_t k,
+                                  int generator, const std::vector<TaskId>& recorded_tasks,
+                                  const std::vector<JobView>& recorded_jobs) {
+  // getPartialJobRepresentative: the job's active pods plus the first k pending ones, with the
+  // minimum lowered to what the clone holds.
+  std::vector<TaskId> held;
+  for (TaskId t : job.tasks) {
+    if (model::is_active_allocated(ssn_.state.tasks[t].status)) held.push_back(t);
+  }
+  held.insert(held.end(), to_allocate.begin(), to_allocate.begin() + static_cast<std::ptrdiff_t>(k));
+  const JobView partial = partial_view(ssn_, job.id, std::move(held));
+
+  std::vector<NodeId> feasible = feasible_;
+  for (TaskId t : recorded_tasks) {
+    const NodeId n = ssn_.state.tasks[t].node;
+    if (n.valid() && std::find(feasible.begin(), feasible.end(), n) == feasible.end()) feasible.push_back(n);
+  }
+  ScenarioBuilder builder(ssn_, partial, recorded_jobs, victims_(), feasible);
+  if (generator == kNodeLocalGreedy) {
+    bool first = true;
+    for (;;) {
+      Scenario* outer = builder.accumulated(!first);
+      first = false;
+      if (outer == nullptr) break;
+      for (auto& sc : node_local_scenarios(ssn_, *outer)) {
+        Probe p = solve_scenario(*sc, feasible);
+        if (p.solved) return p;
+      }
+    }
+  } else {
+    bool first = true;
+    for (;;) {
+      std::unique_ptr<Scenario> sc = builder.next_for_gang(!first);
+      first = false;
+      if (!sc) break;
+      Probe p = solve_scenario(*sc, feasible);
+      if (p.solved) return p;
+    }
+  }
+  return Probe{};
+}
+
+SolveResult JobSolver::solve(const JobView& job) {
+  SolveResult out;
+  const std::int64_t original_active = active_used_count(ssn_, job);
+  const std::vector<TaskId> to_allocate = tasks_to_allocate(ssn_, job, false);
+  const std::size_t n = to_allocate.size();
+  if (n == 0) return out;
+  pending_jobs_.clear();
+  for (JobId j : ssn_.jobs_by_name()) {
+    if (job_has_pending_pod(ssn_, j)) pending_jobs_.push_back(j);
+  }
+  for (int generator : {kNodeLocalGreedy, kMultiNodeGang}) {
+    std::vector<TaskId> recorded_tasks;
+    std::vector<JobView> recorded_jobs;
+    // Largest solvable k: double until a failure, then binary search; each solved probe's
+    // victims are forced into the later probes.
+    auto try_k = [&](std::size_t k) {
+      Probe p = probe(job, to_allocate, k, generator, recorded_tasks, recorded_jobs);
+      if (!p.solved) return false;
+      recorded_tasks = p.victim_tasks;
+      recorded_jobs = p.victim_jobs;
+      p.statement->discard();
+      return true;
+    };
+    std::size_t lo = 0, hi = 0, k = 1;
+    for (;;) {
+      if (!try_k(k)) {
+        hi = k;
+        break;
+      }
+      lo = k;
+      if (k == n) break;
+      k = std::min(k * 2, n);
+    }
+    if (lo != n) {
+      while (hi - lo > 1) {
+        const std::size_t mid = (lo + hi) / 2;
+        if (try_k(mid)) lo = mid;
+        else hi = mid;
+      }
+    }
+    if (lo == 0) continue;
+    Probe final_probe = probe(job, to_allocate, n, generator, recorded_tasks, recorded_jobs);
+    if (final_probe.solved) {
+      out.solved = is_gang_satisfied(ssn_, job) && active_used_count(ssn_, job) > original_active;
+      out.victims = final_probe.victim_tasks;
+      // When KAI reports failure here it neither commits nor discards the statement: its virtual
+      // operations stay in the session for the rest of the cycle (kai-scheduling.md 10.23).
+      if (out.solved) out.statement = std::move(final_probe.statement);
+      else final_probe.statement.release();
+      return out;
+    }
+  }
+  return out;
+}
+
+bool min_runtime_protected(const Session& ssn, JobId victim, JobId preemptor, bool reclaim) {
+  const model::Job& v = ssn.state.jobs[victim];
+  if (!v.last_start_ns || !v.queue.valid()) return false;
+  const model::QueueTree& tree = ssn.state.queue_tree;
+  auto walk_up = [&](QueueId from, bool use_reclaim) -> std::optional<std::int64_t> {
+    for (QueueId q = from; q.valid(); q = tree.parent(q)) {
+      const auto& spec = ssn.state.queues[q];
+      const auto& value = use_reclaim ? spec.reclaim_min_runtime_ms : spec.preempt_min_runtime_ms;
+      if (value) return *value * 1'000'000;
+    }
+    return std::nullopt;
+  };
+  std::int64_t min_runtime_ns = 0;
+  if (!reclaim) {
+    min_runtime_ns = walk_up(v.queue, false).value_or(ssn.config.default_preempt_min_runtime_ns);
+  } else {
+    std::vector<QueueId> vp, rp;
+    for (QueueId q = v.queue; q.valid(); q = tree.parent(q)) vp.insert(vp.begin(), q);
+    const QueueId rq = ssn.state.jobs[preemptor].queue;
+    for (QueueId q = rq; q.valid(); q = tree.parent(q)) rp.insert(rp.begin(), q);
+    std::optional<std::int64_t> found;
+    if (!ssn.config.reclaim_resolve_lca) {
+      found = walk_up(v.queue, true);
+    } else if (rp.empty() || vp.front() != rp.front()) {
+      const auto& spec = ssn.state.queues[vp.front()];
+      if (spec.reclaim_min_runtime_ms) found = *spec.reclaim_min_runtime_ms * 1'000'000;
+    } else {
+      std::size_t i = 0;
+      while (i + 1 < vp.size() && i + 1 < rp.size() && vp[i + 1] == rp[i + 1]) ++i;
+      const QueueId start = i + 1 < vp.size() ? vp[i + 1] : vp[i];
+      found = walk_up(start, true);
+    }
+    min_runtime_ns = found.value_or(ssn.config.default_reclaim_min_runtime_ns);
+  }
+  return ssn.state.now_ns < *v.last_start_ns + min_runtime_ns;
+}
+
+namespace {
+
+std::vector<ResourceVec> pending_vectors(const Session& ssn, const JobView& job) {
+  std::vector<ResourceVec> out;
+  for (TaskId t : job.tasks) {
+    if (ssn.state.tasks[t].status == model::TaskStatus::PENDING) out.push_back(ssn.state.tasks[t].request);
+  }
+  // KAI sorts with "vector <= vector" as less, a partial order; kaisim breaks the unspecified
+  // cases lexicographically (CPU, memory, GPU, pods) so the order is total and repeatable.
+  std::sort(out.begin(), out.end(), [](const ResourceVec& a, const ResourceVec& b) {
+    for (int i = 0; i < kResourceCount; ++i) {
+      if (a[i] != b[i]) return a[i] < b[i];
+    }
+    return false;
+  });
+  return out;
+}
+
+std::string term_signature(const model::PodAffinityTerm& term) {
+  std::ostringstream s;
+  s << term.topology_key << (term.all_namespaces ? "*" : "") << ":";
+  for (const std::string& ns : term.namespaces) s << ns << ",";
+  if (term.selector) {
+    for (const auto& r : *term.selector) {
+      s << r.key << r.op;
+      for (const auto& v : r.values) s << v << ";";
+    }
+  }
+  s << "/";
+  return s.str();
+}
+
+// GetSchedulingConstraintsSignature, reduced to what kaisim models: per PodSet, one entry per pod
+// not yet active (its placement rules and the job's priority), sorted; PodSets whose pods are all
+// active add nothing; the PodSets' signatures sorted (podset.go, job_info.go).
+std::string pod_entry(const Session& ssn, const JobView& job, const model::Task& task) {
+  std::ostringstream s;
+  s << ssn.state.jobs[job.id].priority << "|";
+  for (const auto& [k, v] : task.placement.node_selector) s << k << "=" << v << ",";
+  s << "|";
+  for (const auto& term : task.placement.required) {
+    for (const auto& r : term.expressions) {
+      s << r.key << r.op;
+      for (const auto& v : r.values) s << v << ";";
+    }
+    s << "/";
+  }
+  s << "|";
+  for (const auto& tol : task.placement.tolerations) s << tol.key << tol.op << tol.value << tol.effect << ",";
+  for (const auto* terms : {&task.placement.pod_affinity, &task.placement.pod_anti_affinity}) {
+    s << "|";
+    for (const model::PodAffinityTerm& term : *terms) s << term_signature(term);
+  }
+  // The whole spec.affinity is hashed, preferred terms too.
+  for (const auto* terms : {&task.placement.preferred_pod_affinity, &task.placement.preferred_pod_anti_affinity}) {
+    s << "|";
+    for (const model::WeightedPodAffinityTerm& w : *terms) s << w.weight << "*" << term_signature(w.term);
+  }
+  return s.str();
+}
+
+// The topology constraints of a PodSet and its ancestors, "|" between levels (podset.go).
+std::string topology_signature(const model::SubGroupTree& groups, int pod_set) {
+  if (pod_set < 0) return {};
+  auto one = [](const model::TopologyConstraint& c) { return c.topology + ":" + c.required_level + ":" + c.preferred_level; };
+  const model::PodSet& p = groups.pod_sets[static_cast<std::size_t>(pod_set)];
+  std::string out = one(p.topology);
+  for (int set = p.parent; set >= 0; set = groups.sets[static_cast<std::size_t>(set)].parent) {
+    out += "|" + one(groups.sets[static_cast<std::size_t>(set)].topology);
+  }
+  return out;
+}
+
+std::string signature(const Session& ssn, const JobView& job) {
+  std::map<int, std::vector<std::string>> by_pod_set;
+  for (TaskId t : job.tasks) {
+    const model::Task& task = ssn.state.tasks[t];
+    if (model::is_active_allocated(task.status)) continue;
+    by_pod_set[task.pod_set].push_back(pod_entry(ssn, job, task));
+  }
+  std::vector<std::string> pod_sets;
+  for (auto& [pod_set, entries] : by_pod_set) {
+    std::sort(entries.begin(), entries.end());
+    std::string one = topology_signature(*job.groups, pod_set) + "{";
+    for (const std::string& e : entries) one += e + "\n";
+    pod_sets.push_back(one + "}");
+  }
+  std::sort(pod_sets.begin(), pod_sets.end());
+  std::string out;
+  for (const std::string& p : pod_sets) out += p;
+  return out;
+}
+
+}  // namespace
+
+bool FailedJobMemory::is_easier(const Session& ssn, const JobView& job) const {
+  auto it = representative_.find(signature(ssn, job));
+  if (it == representative_.end()) return true;
+  const std::vector<ResourceVec> a = pending_vectors(ssn, job);
+  const std::vector<ResourceVec> b = pending_vectors(ssn, it->second);
+  if (a.empty() || b.empty()) return false;
+  if (b.size() > a.size()) return true;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (i >= b.size()) return false;
+    if (less_equal(a[i], b[i])) {
+      if ((a[i] == b[i]).all()) continue;
+      return true;
+    }
+  }
+  return false;
+}
+
+void FailedJobMemory::update(const Session& ssn, const JobView& job) {
+  const std::string key = signature(ssn, job);
+  auto it = representative_.find(key);
+  if (it == representative_.end()) {
+    representative_.emplace(key, job);
+    return;
+  }
+  const std::vector<ResourceVec> a = pending_vectors(ssn, job);
+  const std::vector<ResourceVec> b = pending_vectors(ssn, it->second);
+  if (a.empty() || a.size() > b.size()) return;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (!less_equal(a[i], b[i])) return;
+  }
+  it->second = job;
+}
+
+}  // namespace sim::sched

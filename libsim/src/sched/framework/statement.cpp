@@ -1,0 +1,260 @@
+#include "sim/sched/framework/statement.hpp"
+
+#include "sim/core/assert.hpp"
+
+namespace sim::sched {
+
+using model::TaskStatus;
+
+void Statement::set_status(model::Task& task, TaskStatus status) { task.status = status; }
+
+bool Statement::valid(std::size_t index) const {
+  // An operation is undone if an UNDO record names it and that record is itself still valid.
+  for (std::size_t u = 0; u < ops_.size(); ++u) {
+    if (ops_[u].kind == Kind::UNDO && ops_[u].undone_index == index) return !valid(u);
+  }
+  return true;
+}
+
+void Statement::declare_copy(TaskId task, int object, TaskStatus status) {
+  SIM_ASSERT(object > 0);
+  copy_status_[{task, object}] = status;
+}
+
+TaskStatus Statement::copy_status(TaskId task, int object) const {
+  auto held = holder_.find(task);
+  if ((held == holder_.end() ? 0 : held->second) == object) return ssn_.state.tasks[task].status;
+  return copy_status_.at({task, object});
+}
+
+void Statement::hold(model::Task& task, int object) {
+  auto [it, inserted] = holder_.try_emplace(task.id, 0);
+  if (it->second == object) return;
+  copy_status_[{task.id, it->second}] = task.status;
+  set_status(task, copy_status_.at({task.id, object}));
+  it->second = object;
+}
+
+void Statement::evict(TaskId id, std::string reason, JobId beneficiary, int object) {
+  model::Task& task = ssn_.task(id);
+  SIM_ASSERT(task.node.valid());
+  hold(task, object);
+  Op op{Kind::EVICT, task};
+  op.reason = std::move(reason);
+  op.beneficiary = beneficiary;
+  op.object = object;
+  set_status(task, TaskStatus::RELEASING);
+  ssn_.node(task.node).update_task(task);
+  ssn_.on_deallocate(task);
+  ops_.push_back(std::move(op));
+  task.virtual_status = true;
+}
+
+void Statement::unevict(const Op& op) {
+  model::Task& task = ssn_.task(op.task);
+  hold(task, op.object);
+  set_status(task, op.previous_status);
+  if (op.previous_status == TaskStatus::PENDING && task.job.valid()) ssn_.note_pending(task.job);
+  task.gpu_groups = op.previous_groups;
+  task.numa_placement = op.previous_numa;
+  task.claim_memory = op.previous_claims;
+  task.virtual_status = op.previous_virtual;
+  if (op.previous_node.valid()) {
+    model::Node& n = ssn_.node(op.previous_node);
+    if (n.tasks.contains(op.task)) {
+      n.update_task(task);
+    } else {
+      n.add_task(task);
+    }
+  }
+  ssn_.on_allocate(task);
+}
+
+void Statement::pipeline(TaskId id, NodeId node_id, bool update_if_exists) {
+  model::Task& task = ssn_.task(id);
+  model::Node& node = ssn_.node(node_id);
+  auto on_node = node.tasks.find(id);
+  const bool found = on_node != node.tasks.end();
+  bool gpu_placement_changed = false;
+  bool numa_placement_changed = false;
+  if (found) {
+    gpu_placement_changed = !task.gpu_groups.empty() && task.is_shared_gpu_allocation() &&
+                            task.gpu_groups != std::vector<std::string>{"-1"} &&
+                            task.gpu_groups != on_node->second.gpu_groups;
+    numa_placement_changed = !task.numa_placement.empty() && task.numa_placement != on_node->second.numa_placement;
+  }
+  if (found && !update_if_exists && !gpu_placement_changed && !numa_placement_changed) {
+    // The task was evicted from here earlier in this statement: undo that eviction instead.
+    task.gpu_groups = on_node->second.gpu_groups;
+    task.numa_placement = on_node->second.numa_placement;
+    for (std::size_t i = 0; i < ops_.size(); ++i) {
+      if (valid(i) && ops_[i].kind == Kind::EVICT && ops_[i].task == id) {
+        undo(i);
+        return;
+      }
+    }
+    return;
+  }
+
+  Op op{Kind::PIPELINE, task};
+  if (numa_placement_changed) op.previous_numa = on_node->second.numa_placement;
+  op.next_node = node_id;
+  set_status(task, TaskStatus::PIPELINED);
+  task.node = node_id;
+  if (gpu_placement_changed) {
+    // ConsolidateSharedPodInfoToDifferentGPU: KAI drops the node's record of the task without
+    // subtracting it, then adds the task again on its new GPU group.
+    op.previous_groups = on_node->second.gpu_groups;
+    node.tasks.erase(on_node);
+    node.add_task(task);
+  } else if (found) {
+    node.update_task(task);
+  } else {
+    node.add_task(task);
+  }
+  ssn_.on_allocate(task);
+  ops_.push_back(std::move(op));
+  task.virtual_status = true;
+}
+
+void Statement::unpipeline(const Op& op) {
+  model::Task& task = ssn_.task(op.task);
+  set_status(task, op.previous_status);
+  if (op.previous_status == TaskStatus::PENDING && task.job.valid()) ssn_.note_pending(task.job);
+  const NodeId host = task.node;
+  task.gpu_groups = op.previous_groups;
+  task.claim_memory = op.previous_claims;  // restored before the deallocate event, as KAI does
+  task.virtual_status = op.previous_virtual;
+  if (host.valid()) ssn_.node(host).remove_task(op.task);
+  ssn_.on_deallocate(task);
+  task.node = op.previous_node;
+  task.numa_placement = op.previous_numa;
+}
+
+void Statement::allocate(TaskId id, NodeId node_id) {
+  model::Task& task = ssn_.task(id);
+  set_status(task, TaskStatus::ALLOCATED);
+  task.node = node_id;
+  ssn_.node(node_id).add_task(task);
+  ssn_.on_allocate(task);
+  Op op{Kind::ALLOCATE, id};
+  op.next_node = node_id;
+  op.previous_virtual = task.virtual_status;
+  ops_.push_back(std::move(op));
+  task.virtual_status = true;
+}
+
+void Statement::unallocate(TaskId id, bool previous_virtual) {
+  model::Task& task = ssn_.task(id);
+  set_status(task, TaskStatus::PENDING);
+  if (task.job.valid()) ssn_.note_pending(task.job);
+  if (task.node.valid()) ssn_.node(task.node).remove_task(id);
+  task.virtual_status = previous_virtual;
+  ssn_.on_deallocate(task);
+  task.node = NodeId::invalid();
+}
+
+void Statement::reverse(const Op& op) {
+  switch (op.kind) {
+    case Kind::EVICT:
+      unevict(op);
+      break;
+    case Kind::PIPELINE:
+      unpipeline(op);
+      break;
+    case Kind::ALLOCATE:
+      unallocate(op.task, op.previous_virtual);
+      break;
+    case Kind::UNDO: {
+      // Redo the operation the UNDO record undid (this appends a new record, as in KAI).
+      const Op original = ops_[op.undone_index];
+      switch (original.kind) {
+        case Kind::EVICT:
+          evict(original.task, original.reason, original.beneficiary, original.object);
+          break;
+        case Kind::PIPELINE:
+          pipeline(original.task, original.next_node, true);
+          break;
+        case Kind::ALLOCATE:
+          allocate(original.task, original.next_node);
+          break;
+        case Kind::UNDO:
+          undo(original.undone_index);
+          break;
+      }
+      break;
+    }
+  }
+}
+
+void Statement::undo(std::size_t index) {
+  if (!valid(index)) return;
+  const Op op = ops_[index];
+  reverse(op);
+  Op record{Kind::UNDO, op.task};
+  record.undone_index = index;
+  ops_.push_back(std::move(record));
+}
+
+void Statement::rollback(std::size_t checkpoint) {
+  SIM_ASSERT(checkpoint <= ops_.size());
+  const std::size_t end = ops_.size();
+  for (std::size_t i = end; i-- > checkpoint;) undo(i);
+  ops_.erase(ops_.begin() + static_cast<std::ptrdiff_t>(checkpoint), ops_.end());
+}
+
+void Statement::discard() {
+  const std::size_t end = ops_.size();
+  for (std::size_t i = end; i-- > 0;) undo(i);
+  ops_.clear();
+}
+
+void Statement::convert_all_allocated_to_pipelined(JobId job) {
+  // Every allocate record of the job, valid or not, as KAI walks them.
+  const std::size_t end = ops_.size();
+  for (std::size_t i = 0; i < end; ++i) {
+    if (ops_[i].kind != Kind::ALLOCATE || ssn_.task(ops_[i].task).job != job) continue;
+    const TaskId id = ops_[i].task;
+    const NodeId host = ssn_.task(id).node;
+    unallocate(id, true);
+    pipeline(id, host, true);
+  }
+  std::vector<Op> kept;
+  for (Op& op : ops_) {
+    if (!(op.kind == Kind::ALLOCATE && ssn_.task(op.task).job == job)) kept.push_back(std::move(op));
+  }
+  ops_ = std::move(kept);
+}
+
+void Statement::commit() {
+  for (std::size_t i = 0; i < ops_.size(); ++i) {
+    if (!valid(i)) continue;
+    const Op& op = ops_[i];
+    model::Task& task = ssn_.task(op.task);
+    switch (op.kind) {
+      case Kind::EVICT:
+        task.virtual_status = false;
+        ssn_.evictions.push_back({op.task, op.previous_node, op.reason, op.beneficiary});
+        break;
+      case Kind::PIPELINE:
+        ssn_.pipelines.push_back({op.task, task.node, task.gpu_groups, ssn_.action});
+        break;
+      case Kind::ALLOCATE: {
+        model::Node& node = ssn_.node(task.node);
+        if (task.is_shared_gpu_allocation()) {
+          for (const std::string& group : task.gpu_groups) node.used_shared_mib.try_emplace(group, 0);
+        }
+        // BindPod: the BindRequest is created and the task is Binding for the rest of the cycle.
+        set_status(task, TaskStatus::BINDING);
+        node.update_task(task);
+        ssn_.binds.push_back({op.task, task.node, task.gpu_groups, ssn_.action});
+        break;
+      }
+      case Kind::UNDO:
+        break;
+    }
+  }
+  ops_.clear();
+}
+
+}  // namespace sim::sched

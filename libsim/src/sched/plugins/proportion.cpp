@@ -1,0 +1,388 @@
+#include "sim/sched/plugins/proportion.hpp"
+
+#include <array>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <unordered_map>
+#include <sstream>
+
+#include "sim/core/go_json.hpp"
+#include "sim/sched/framework/job_order.hpp"
+
+namespace sim::sched {
+namespace {
+
+constexpr double kNoFairShareDrfMultiplier = 1000;
+
+using fairshare::QueueShares;
+
+ResourceVec allocated_of(const QueueShares& q) {
+  ResourceVec v = ResourceVec::Zero();
+  for (Resource r : kQuotaResources) at(v, r) = q[r].allocated;
+  return v;
+}
+
+// compareQuantities: -1 is larger than any number but itself; no tolerance at v0.16.4.
+bool less_equal_quantities(const ResourceVec& a, const ResourceVec& b) {
+  for (Resource r : kQuotaResources) {
+    const double x = at(a, r), y = at(b, r);
+    if (x == kUnlimited) {
+      if (y != kUnlimited) return false;
+      continue;
+    }
+    if (y == kUnlimited) continue;
+    if (x > y) return false;
+  }
+  return true;
+}
+
+bool over_fair_share(const QueueShares& q) {
+  // FairShare.Less(Allocated): strictly less in all three resources.
+  for (Resource r : kQuotaResources) {
+    if (q[r].fair_share >= q[r].allocated) return false;
+  }
+  return true;
+}
+
+ResourceVec fair_share_of(const QueueShares& q) {
+  ResourceVec v = ResourceVec::Zero();
+  for (Resource r : kQuotaResources) at(v, r) = q[r].fair_share;
+  return v;
+}
+
+ResourceVec non_preemptible_of(const QueueShares& q) {
+  ResourceVec v = ResourceVec::Zero();
+  for (Resource r : kQuotaResources) at(v, r) = q[r].allocated_not_preemptible;
+  return v;
+}
+
+ResourceVec deserved_of(const QueueShares& q) {
+  ResourceVec v = ResourceVec::Zero();
+  for (Resource r : kQuotaResources) at(v, r) = q[r].deserved;
+  return v;
+}
+
+ResourceVec allocatable_of(const QueueShares& q) {
+  ResourceVec v = ResourceVec::Zero();
+  for (Resource r : kQuotaResources) at(v, r) = q[r].allocatable();
+  return v;
+}
+
+double dominant_share(const QueueShares& q, const ResourceVec& allocated, const ResourceVec& total) {
+  double dominant = 0;
+  for (Resource r : kQuotaResources) {
+    double allocatable = q[r].allocatable();
+    if (allocatable == kUnlimited) allocatable = at(total, r);
+    const double a = at(allocated, r);
+    const double value = allocatable == 0 ? a * kNoFairShareDrfMultiplier : a / allocatable;
+    dominant = std::max(dominant, value);
+  }
+  return dominant;
+}
+
+ResourceVec job_init(const Session& ssn, const JobView* job) {
+  return job ? tasks_to_allocate_quantities(ssn, *job) : ResourceVec(ResourceVec::Zero());
+}
+
+// The requests of a view's allocated pods (PodGroupInfo.AllocatedVector), as quantities.
+ResourceVec job_allocated(const Session& ssn, const JobView& job) {
+  ResourceVec sum = ResourceVec::Zero();
+  for (TaskId t : job.tasks) {
+    const model::Task& task = ssn.state.tasks[t];
+    if (model::is_allocated(task.status)) sum += request_quantities(task, std::nullopt);
+  }
+  return sum;
+}
+
+int sign(bool left_first) { return left_first ? -1 : 1; }
+
+std::string number(double v) { return go_json_number(v); }
+
+CapacityVerdict check_capacity(const Session& ssn, JobId job_id, const ResourceVec& requested, bool limits,
+                               bool quota) {
+  const model::Job& job = ssn.state.jobs[job_id];
+  if (limits) {
+    for (QueueId q = job.queue; q.valid(); q = ssn.state.queue_tree.parent(q)) {
+      for (Resource r : kQuotaResources) {
+        const auto& s = ssn.queues[q][r];
+        const double want = at(requested, r);
+        if (s.max_allowed == kUnlimited || want == 0) continue;
+        if (s.max_allowed < s.allocated + want) {
+          return "OverLimit: queue " + ssn.state.queue_tree.uid(q) + " would exceed its " +
+                 std::string(resource_name(r)) + " limit (limit " + number(s.max_allowed) + ", allocated " +
+                 number(s.allocated) + ", requested " + number(want) + ")";
+        }
+      }
+    }
+  }
+  if (quota && !job.preemptible) {
+    for (QueueId q = job.queue; q.valid(); q = ssn.state.queue_tree.parent(q)) {
+      for (Resource r : kQuotaResources) {
+        const auto& s = ssn.queues[q][r];
+        const double want = at(requested, r);
+        if (s.deserved == kUnlimited || want == 0) continue;
+        if (s.deserved < s.allocated_not_preemptible + want) {
+          return "NonPreemptibleOverQuota: non-preemptible job would take queue " + ssn.state.queue_tree.uid(q) +
+                 " over its " + std::string(resource_name(r)) + " quota (quota " + number(s.deserved) +
+                 ", allocated non-preemptible " + number(s.allocated_not_preemptible) + ", requested " +
+                 number(want) + ")";
+        }
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+// getRequiredQuota: GPU-memory tasks convert with the largest node GPU memory.
+ResourceVec required_quota(const Session& ssn, const std::vector<TaskId>& tasks) {
+  ResourceVec q = ResourceVec::Zero();
+  for (TaskId id : tasks) {
+    const model::Task& t = ssn.state.tasks[id];
+    at(q, Resource::CPU) += at(t.request, Resource::CPU);
+    at(q, Resource::MEMORY) += at(t.request, Resource::MEMORY);
+    if (t.is_gpu_memory_request()) {
+      if (ssn.state.max_node_gpu_memory_mib) at(q, Resource::GPU) += t.gpu.memory_as_fraction(*ssn.state.max_node_gpu_memory_mib);
+    } else {
+      at(q, Resource::GPU) += at(request_quantities(t, std::nullopt), Resource::GPU);
+    }
+  }
+  return q;
+}
+
+}  // namespace
+
+int queue_order(const Session& ssn, QueueId left, QueueId right, const JobView* left_job,
+                const JobView* right_job, const std::vector<const JobView*>& left_victims,
+                const std::vector<const JobView*>& right_victims) {
+  const QueueShares& l = ssn.queues[left];
+  const QueueShares& r = ssn.queues[right];
+
+  const bool l_over = over_fair_share(l), r_over = over_fair_share(r);
+  if (l_over != r_over) return sign(!l_over);
+
+  const ResourceVec l_init = job_init(ssn, left_job), r_init = job_init(ssn, right_job);
+  const ResourceVec l_with = allocated_of(l) + l_init, r_with = allocated_of(r) + r_init;
+  const bool l_starved = less_equal_quantities(l_with, deserved_of(l));
+  const bool r_starved = less_equal_quantities(r_with, deserved_of(r));
+  if (l_starved != r_starved) return sign(l_starved);
+
+  if (l.priority != r.priority) return sign(l.priority > r.priority);
+
+  auto violates = [](const QueueShares& q, const ResourceVec& with_job) {
+    for (Resource res : kQuotaResources) {
+      if (q[res].allocatable() == 0 && at(with_job, res) > 0) return true;
+    }
+    return false;
+  };
+  const bool l_violates = violates(l, l_with), r_violates = violates(r, r_with);
+  if (l_violates != r_violates) return sign(!l_violates);
+
+  auto share_with_job = [&](const QueueShares& q, const ResourceVec& init, const std::vector<const JobView*>& victims) {
+    ResourceVec a = allocated_of(q) + init;
+    for (const JobView* v : victims) a -= job_allocated(ssn, *v);
+    return dominant_share(q, a, ssn.total);
+  };
+  const double l_share = share_with_job(l, l_init, left_victims);
+  const double r_share = share_with_job(r, r_init, right_victims);
+  if (l_share < r_share) return -1;
+  if (l_share > r_share) return 1;
+
+  const double l_plain = dominant_share(l, allocated_of(l), ssn.total);
+  const double r_plain = dominant_share(r, allocated_of(r), ssn.total);
+  if (l_plain < r_plain) return -1;
+  if (l_plain > r_plain) return 1;
+
+  const ResourceVec l_alloc = allocatable_of(l), r_alloc = allocatable_of(r);
+  // LessInAtLeastOneResource(x, y) = !LessEqual(y, x)
+  if (!less_equal_quantities(r_alloc, l_alloc) && less_equal_quantities(l_alloc, r_alloc)) return -1;
+  if (!less_equal_quantities(l_alloc, r_alloc) && less_equal_quantities(r_alloc, l_alloc)) return 1;
+
+  // Older queue first; equal timestamps: "right" (KAI has no further tie-break here).
+  return l.created < r.created ? -1 : 1;
+}
+
+CapacityVerdict job_over_capacity(const Session& ssn, JobId job, const std::vector<TaskId>& tasks) {
+  return check_capacity(ssn, job, required_quota(ssn, tasks), true, true);
+}
+
+CapacityVerdict non_preemptible_over_quota(const Session& ssn, JobId job, const std::vector<TaskId>& tasks) {
+  return check_capacity(ssn, job, required_quota(ssn, tasks), false, true);
+}
+
+CapacityVerdict task_on_node_over_capacity(const Session& ssn, TaskId task, NodeId node) {
+  const ResourceVec init = ssn.state.nodes[node].required_init_quota(ssn.state.tasks[task]);
+  ResourceVec requested = ResourceVec::Zero();
+  for (Resource r : kQuotaResources) at(requested, r) = at(init, r);
+  return check_capacity(ssn, ssn.state.tasks[task].job, requested, true, true);
+}
+
+bool can_reclaim_resources(const Session& ssn, const JobView& reclaimer) {
+  const model::Job& job = ssn.state.jobs[reclaimer.id];
+  const QueueShares& q = ssn.queues[job.queue];
+  const ResourceVec init = tasks_to_allocate_quantities(ssn, reclaimer);
+  if (!less_equal_quantities(allocated_of(q) + init, fair_share_of(q))) return false;
+  if (job.preemptible) return true;
+  return less_equal_quantities(non_preemptible_of(q) + init, deserved_of(q));
+}
+
+namespace {
+
+// getLeveledQueues: the two queues where the root-to-leaf paths first differ.
+std::pair<QueueId, QueueId> leveled_queues(const model::QueueTree& tree, QueueId reclaimer, QueueId victim) {
+  auto path = [&](QueueId q) {
+    std::vector<QueueId> p;
+    for (; q.valid(); q = tree.parent(q)) p.insert(p.begin(), q);
+    return p;
+  };
+  const std::vector<QueueId> a = path(reclaimer), b = path(victim);
+  QueueId ra = QueueId::invalid(), rb = QueueId::invalid();
+  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+    ra = a[i];
+    rb = b[i];
+    if (ra != rb) break;
+  }
+  return {ra, rb};
+}
+
+bool fits_maintain_fair_share(const QueueShares& victim, const ResourceVec& remaining) {
+  return !less_equal_quantities(remaining, allocatable_of(victim));
+}
+
+bool reclaimer_fits_deserved(const QueueShares& reclaimer, const ResourceVec& request) {
+  return less_equal_quantities(allocated_of(reclaimer) + request, deserved_of(reclaimer));
+}
+
+// getInvolvedResourcesNames: CPU, memory, GPU entries that are > 0 (MIG-only amounts do not count).
+std::array<bool, 3> involved(const ResourceVec& v) {
+  return {at(v, Resource::CPU) > 0, at(v, Resource::MEMORY) > 0, at(v, Resource::GPU) > 0};
+}
+
+double saturation(double allocated, double fair_share) {
+  if (fair_share == 0) return allocated > 0 ? std::numeric_limits<double>::infinity() : 0;
+  if (fair_share == kUnlimited) return 0;
+  return allocated / fair_share;
+}
+
+}  // namespace
+
+bool reclaim_victim_allowed(const Session& ssn, const JobView& reclaimer, const ResourceVec& request,
+                            JobId victim) {
+  const auto [rl, vl] = leveled_queues(ssn.state.queue_tree, ssn.state.jobs[reclaimer.id].queue,
+                                       ssn.state.jobs[victim].queue);
+  if (!rl.valid() || !vl.valid()) return true;
+  const QueueShares& v = ssn.queues[vl];
+  if (!reclaimer_fits_deserved(ssn.queues[rl], request)) return fits_maintain_fair_share(v, allocated_of(v));
+  // canBeDeservedQuotaReclaimCandidate, over the resources the reclaimer asks for.
+  const std::array<bool, 3> asked = involved(request);
+  bool under_deserved = false;
+  for (Resource r : kQuotaResources) {
+    if (!asked[static_cast<std::size_t>(index_of(r))] || v[r].deserved == kUnlimited) continue;
+    if (v[r].allocated > v[r].deserved) return true;
+    if (v[r].allocated < v[r].deserved) under_deserved = true;
+  }
+  return !under_deserved;
+}
+
+bool reclaim_scenario_valid(const Session& ssn, const IdVector<QueueId, fairshare::QueueShares>& queues,
+                            const JobView& reclaimer, const ResourceVec& request,
+                            const std::vector<std::pair<JobId, std::vector<TaskId>>>& victims) {
+  const model::QueueTree& tree = ssn.state.queue_tree;
+  const QueueId reclaimer_queue = ssn.state.jobs[reclaimer.id].queue;
+
+  // Victim units per victim leaf queue: elastic pods one by one, then the core pods together;
+  // pods that were only moved (active again) are not reclaimed (allow-consolidating-reclaim).
+  std::map<std::string, std::vector<ResourceVec>> units_by_queue;  // leaf queue UID order
+  std::map<std::string, QueueId> queue_by_uid;
+  for (const auto& victim : victims) {
+    const JobId job_id = victim.first;
+    const auto& tasks = victim.second;  // a plain reference: lambdas cannot capture bindings in clang 14
+    const model::Job& job = ssn.state.jobs[job_id];
+    // splitVictimTasks: per PodSet, the first minAvailable victims (in victim order) are the core,
+    // the rest elastic. KAI visits the PodSets in Go map order; kaisim in tree order.
+    std::vector<TaskId> core, elastic;
+    for (std::size_t p = 0; p < job.groups->pod_sets.size(); ++p) {
+      std::int64_t taken = 0;
+      for (TaskId t : tasks) {
+        if (ssn.state.tasks[t].pod_set != static_cast<int>(p)) continue;
+        (taken++ < job.groups->pod_sets[p].min_available ? core : elastic).push_back(t);
+      }
+    }
+    std::vector<ResourceVec> units;
+    auto add_unit = [&](const std::vector<TaskId>& unit) {
+      ResourceVec sum = ResourceVec::Zero();
+      bool any = false;
+      for (TaskId id : unit) {
+        const model::Task& t = ssn.state.tasks[id];
+        if (ssn.config.allow_consolidating_reclaim && model::is_active_allocated(t.status)) continue;
+        sum += Session::quantify_accepted(t);
+        any = true;
+      }
+      if (any) units.push_back(sum);
+    };
+    for (TaskId t : elastic) add_unit({t});
+    add_unit(core);
+    if (units.empty()) continue;
+    auto& target = units_by_queue[tree.uid(job.queue)];
+    target.insert(target.end(), units.begin(), units.end());
+    queue_by_uid[tree.uid(job.queue)] = job.queue;
+  }
+
+  std::unordered_map<QueueId, ResourceVec> remaining;
+  std::unordered_map<QueueId, std::array<bool, 3>> involved_by_queue;
+  auto remaining_of = [&](QueueId q) -> ResourceVec& {
+    auto it = remaining.find(q);
+    if (it == remaining.end()) it = remaining.emplace(q, allocated_of(queues[q])).first;
+    return it->second;
+  };
+  for (const auto& [uid, units] : units_by_queue) {
+    const QueueId victim_queue = queue_by_uid[uid];
+    const auto [rl, vl] = leveled_queues(tree, reclaimer_queue, victim_queue);
+    std::array<bool, 3> names{false, false, false};
+    for (const ResourceVec& u : units) {
+      const auto n = involved(u);
+      for (std::size_t i = 0; i < 3; ++i) names[i] = names[i] || n[i];
+    }
+    involved_by_queue[victim_queue] = names;
+    for (const ResourceVec& unit : units) {
+      const ResourceVec& left = remaining_of(vl);
+      const bool maintain = fits_maintain_fair_share(queues[vl], left);
+      const bool guarantee = reclaimer_fits_deserved(queues[rl], request) &&
+                             !less_equal_quantities(left, deserved_of(queues[vl]));
+      if (!maintain && !guarantee) return false;
+      for (QueueId q = victim_queue; q.valid(); q = tree.parent(q)) {
+        remaining_of(q) -= unit;
+        auto& inv = involved_by_queue[q];
+        for (std::size_t i = 0; i < 3; ++i) inv[i] = inv[i] || names[i];
+      }
+    }
+  }
+
+  // reclaimingQueuesRemainWithinBoundaries
+  const std::array<bool, 3> reclaimer_names = involved(request);
+  const model::Job& job = ssn.state.jobs[reclaimer.id];
+  const double m = std::max(1.0, ssn.config.reclaimer_saturation_multiplier);
+  for (QueueId x = reclaimer_queue; x.valid(); x = tree.parent(x)) {
+    auto found = remaining.find(x);
+    const ResourceVec with_request = (found != remaining.end() ? found->second : allocated_of(queues[x])) + request;
+    for (const auto& [sibling, sibling_left] : remaining) {
+      if (tree.parent(sibling) != tree.parent(x) || sibling == x) continue;
+      std::array<bool, 3> names = involved_by_queue[sibling];
+      for (std::size_t i = 0; i < 3; ++i) names[i] = names[i] || reclaimer_names[i];
+      for (Resource r : kQuotaResources) {
+        if (!names[static_cast<std::size_t>(index_of(r))]) continue;
+        const double x_fair = queues[x][r].fair_share, s_fair = queues[sibling][r].fair_share;
+        if (x_fair == kUnlimited && s_fair == kUnlimited) continue;
+        const double rx = saturation(at(with_request, r), x_fair);
+        const double rs = saturation(at(sibling_left, r), s_fair);
+        if (rx > 1 && s_fair > 0 && rx * m >= rs) return false;
+      }
+    }
+    if (!job.preemptible && !less_equal_quantities(non_preemptible_of(queues[x]) + request, deserved_of(queues[x]))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace sim::sched
