@@ -31,8 +31,22 @@ void Statement::hold(model::Task& task, int object) {
   auto [it, inserted] = holder_.try_emplace(task.id, 0);
   if (it->second == object) return;
   copy_status_[{task.id, it->second}] = task.status;
+  const TaskStatus before = task.status;
   set_status(task, copy_status_.at({task.id, object}));
   it->second = object;
+  // The pod takes this copy's status with no allocate or deallocate event (see
+  // Session::copy_drift). KAI: pkg/scheduler/framework/statement.go Evict puts the clone in its job
+  // (UpdateTaskStatus) and calls DeallocateFunc again for a pod an earlier copy already released.
+  auto counted = [](TaskStatus s) { return model::is_allocated(s) || s == TaskStatus::PIPELINED; };
+  if (counted(before) == counted(task.status) || !task.job.valid()) return;
+  if (ssn_.copy_drift.empty()) {
+    ssn_.copy_drift = IdVector<QueueId, ResourceVec>(ssn_.queues.size(), ResourceVec::Zero());
+  }
+  const ResourceVec amount = Session::quantify_accepted(task) * (counted(task.status) ? 1.0 : -1.0);
+  const model::QueueTree& tree = ssn_.state.queue_tree;
+  for (QueueId q = ssn_.state.jobs[task.job].queue; q.valid(); q = tree.parent(q)) {
+    ssn_.copy_drift[q] += amount;
+  }
 }
 
 void Statement::evict(TaskId id, std::string reason, JobId beneficiary, int object) {

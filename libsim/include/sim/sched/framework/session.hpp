@@ -52,6 +52,11 @@ class Session {
   /// memory bytes, GPU devices).
   IdVector<QueueId, fairshare::QueueShares> queues;
   ResourceVec total = ResourceVec::Zero();  ///< capacity divided by the fair share
+  /// Per queue, what its pods hold (as `allocated` counts them) beyond `allocated` because the
+  /// solver evicted a second copy of a pod (Statement::evict): KAI changes the pod's status there
+  /// without an allocate or deallocate event, so its own sums leave step with its pods. The
+  /// invariant checker adds it; empty until that happens.
+  IdVector<QueueId, ResourceVec> copy_drift;
   std::string action;                       ///< action now running, for decision records
   /// Some pod has required pod anti-affinity: only then can a pod without terms of its own be
   /// kept off a node by inter-pod affinity.
