@@ -41,7 +41,9 @@ std::string read_gzip(const std::string& path) {
   std::string out;
   char buffer[1 << 16];
   int n = 0;
-  while ((n = gzread(in, buffer, sizeof buffer)) > 0) out.append(buffer, static_cast<std::size_t>(n));
+  while ((n = gzread(in, buffer, sizeof buffer)) > 0) {
+    out.append(buffer, static_cast<std::size_t>(n));
+  }
   const bool failed = n < 0;
   gzclose(in);
   if (failed) throw std::runtime_error("cannot inflate " + path);
@@ -72,7 +74,9 @@ Shares from_kaisim(const std::vector<sim::api::QueueFairShare>& shares) {
 // Same queues, and every value within 1e-12 of KAI's (relative above 1).
 bool close_to(const std::vector<sim::api::QueueFairShare>& shares, const json& kai) {
   if (shares.size() != kai.size()) return false;
-  auto near = [](double a, double b) { return std::abs(a - b) <= 1e-12 * std::max(1.0, std::abs(b)); };
+  auto near = [](double a, double b) {
+    return std::abs(a - b) <= 1e-12 * std::max(1.0, std::abs(b));
+  };
   for (const sim::api::QueueFairShare& q : shares) {
     if (!kai.contains(q.uid)) return false;
     const json& k = kai.at(q.uid);
@@ -113,11 +117,13 @@ int main(int argc, char** argv) {
     return kSkipped;
   }
   if (file.empty()) {
-    std::cerr << "usage: run_fairshare_cases [--verbose] [--skip-if-absent] [--known LIST] FILE.json.gz\n";
+    std::cerr << "usage: run_fairshare_cases [--verbose] [--skip-if-absent] [--known LIST] "
+                 "FILE.json.gz\n";
     return 2;
   }
   const json cases = json::parse(read_gzip(file));
-  const std::set<std::string> known = known_file.empty() ? std::set<std::string>{} : read_known(known_file);
+  const std::set<std::string> known =
+      known_file.empty() ? std::set<std::string>{} : read_known(known_file);
   std::size_t first = 0, alternative = 0, text_same = 0, failed = 0, outside = 0;
   for (const json& c : cases) {
     const std::string name = c.at("name").get<std::string>();
@@ -125,11 +131,13 @@ int main(int argc, char** argv) {
       sim::Diagnostics diagnostics;
       const sim::io::SimulateRequest request =
           sim::io::parse_simulate_request(c.at("request").dump(), name, diagnostics);
-      const std::vector<sim::api::QueueFairShare> shares = sim::api::simulate_fair_share(request, diagnostics);
+      const std::vector<sim::api::QueueFairShare> shares =
+          sim::api::simulate_fair_share(request, diagnostics);
       const Shares mine = from_kaisim(shares);
       if (mine == from_kai(c.at("kai"))) {
         ++first;
-        if (sim::api::fair_share_response(shares, false) == c.at("kai_json").get<std::string>() + "\n") {
+        const std::string text = sim::api::fair_share_response(shares, false);
+        if (text == c.at("kai_json").get<std::string>() + "\n") {
           ++text_same;
         } else {
           ++failed;
@@ -138,12 +146,14 @@ int main(int argc, char** argv) {
         continue;
       }
       bool other = false;
-      for (const json& alt : c.value("kai_alternatives", json::array())) other = other || mine == from_kai(alt);
+      for (const json& alt : c.value("kai_alternatives", json::array())) {
+        other = other || mine == from_kai(alt);
+      }
       if (other) {
         ++alternative;
       } else if (known.contains(name) && close_to(shares, c.at("kai"))) {
         ++outside;
-        if (verbose) std::cout << "KNOWN " << name << ": an order of additions KAI's sampled runs did not take\n";
+        if (verbose) std::cout << "KNOWN " << name << ": an order KAI's runs did not take\n";
       } else {
         ++failed;
         if (verbose) {
@@ -152,10 +162,13 @@ int main(int argc, char** argv) {
           for (const auto& [uid, mine_bits] : mine) {
             auto it = kai.find(uid);
             if (it != kai.end() && it->second == mine_bits) continue;
-            const auto& q = *std::find_if(shares.begin(), shares.end(), [&](const auto& s) { return s.uid == uid; });
-            std::cout << " " << uid << " kaisim {" << sim::go_json_number(q.gpu) << ", " << sim::go_json_number(q.cpu)
-                      << ", " << sim::go_json_number(q.memory) << "} KAI "
-                      << (c.at("kai").contains(uid) ? c.at("kai").at(uid).dump() : std::string("absent")) << ";";
+            const auto& q = *std::find_if(shares.begin(), shares.end(),
+                                          [&](const auto& s) { return s.uid == uid; });
+            const std::string theirs =
+                c.at("kai").contains(uid) ? c.at("kai").at(uid).dump() : std::string("absent");
+            std::cout << " " << uid << " kaisim {" << sim::go_json_number(q.gpu) << ", "
+                      << sim::go_json_number(q.cpu) << ", " << sim::go_json_number(q.memory)
+                      << "} KAI " << theirs << ";";
           }
           std::cout << "\n";
         }
@@ -165,8 +178,8 @@ int main(int argc, char** argv) {
       if (verbose) std::cout << "FAIL " << name << ": " << e.what() << "\n";
     }
   }
-  std::cout << "fair-share cases: " << first + alternative << " of " << cases.size() << " equal KAI (" << first
-            << " bit-equal to KAI's first result, " << alternative
+  std::cout << "fair-share cases: " << first + alternative << " of " << cases.size()
+            << " equal KAI (" << first << " bit-equal to KAI's first result, " << alternative
             << " to a result KAI gives under another map order; " << text_same
             << " responses byte-identical to KAI's), " << outside
             << " listed as outside KAI's sampled orders (within 1e-12), " << failed << " differ\n";

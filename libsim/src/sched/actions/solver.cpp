@@ -402,7 +402,8 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
   // Every entry is its own copy of the pod (recorded victims are clones from an earlier probe),
   // each with the status the pod had as the scenario began.
   for (std::size_t e = 0; e < all_victims.size(); ++e) {
-    stmt->declare_copy(all_victims[e], static_cast<int>(e) + 1, ssn_.state.tasks[all_victims[e]].status);
+    const TaskId t = all_victims[e];
+    stmt->declare_copy(t, static_cast<int>(e) + 1, ssn_.state.tasks[t].status);
   }
   for (std::size_t e = 0; e < all_victims.size(); ++e) {
     stmt->evict(all_victims[e], ssn_.action, beneficiary, static_cast<int>(e) + 1);

@@ -10,7 +10,8 @@ namespace {
 
 // What the pod adds (an allocated pod what it accepted, a pending pod what it requests); zero
 // for the others.
-ResourceVec pod_amount(const model::ClusterState& state, const model::Task& task, bool allocated, bool pending) {
+ResourceVec pod_amount(const model::ClusterState& state, const model::Task& task, bool allocated,
+                       bool pending) {
   if (allocated) return Session::quantify_accepted(task);
   if (!pending) return ResourceVec::Zero();
   ResourceVec amount = Session::quantify_request(task);
@@ -34,7 +35,8 @@ IdVector<QueueId, model::OpenSums::Queue> listed_sums(const model::ClusterState&
       if (std::find(statuses.begin(), statuses.end(), s) == statuses.end()) statuses.push_back(s);
     }
     for (model::TaskStatus status : statuses) {
-      const bool allocated = model::is_allocated(status), pending = status == model::TaskStatus::PENDING;
+      const bool allocated = model::is_allocated(status);
+      const bool pending = status == model::TaskStatus::PENDING;
       if (!allocated && !pending) continue;
       for (TaskId t : job.tasks) {
         if (state.tasks[t].status != status) continue;
@@ -44,7 +46,9 @@ IdVector<QueueId, model::OpenSums::Queue> listed_sums(const model::ClusterState&
           for (Resource r : kQuotaResources) {
             at(sums.request, r) += at(amount, r);
             if (allocated) at(sums.allocated, r) += at(amount, r);
-            if (allocated && !job.preemptible) at(sums.allocated_not_preemptible, r) += at(amount, r);
+            if (allocated && !job.preemptible) {
+              at(sums.allocated_not_preemptible, r) += at(amount, r);
+            }
           }
         }
       }
