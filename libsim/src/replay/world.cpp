@@ -464,6 +464,7 @@ model::ClusterState World::snapshot(std::int64_t now_ms, Diagnostics& diagnostic
   model::ClusterState state = io::assemble_cluster_state(parts, options, diagnostics, std::move(spare_state_));
   remember_marks(state);
   state.next_gpu_group = next_gpu_group;
+  state.sum_order = model::SumOrder::EXACT;  // the ledger keeps exact sums pod by pod
   return state;
 }
 

@@ -99,3 +99,31 @@ TEST_CASE("statement commit turns allocations into binds", "[sched][statement]")
   CHECK(ssn.state.tasks[sim::TaskId(1)].status == sim::model::TaskStatus::BINDING);
   CHECK(ssn.state.nodes[sim::NodeId(0)].idle[sim::index_of(sim::Resource::GPU)] == 0);
 }
+
+TEST_CASE("two copies of one pod evicted: each keeps its own status", "[sched][statement]") {
+  // KAI's solver can be handed a pod twice in one scenario (a recorded victim's clone, then the
+  // pod itself). Undoing the second eviction brings back the status that copy had, Running, while
+  // the first copy is still evicted; undoing both restores the session (framework/statement.go).
+  sim::Diagnostics d;
+  sim::model::ClusterState state = sim::io::load_snapshot({{kCluster, "state.yaml"}}, {}, d);
+  sim::sched::Session ssn = sim::sched::open_session(state);
+  const Fingerprint before = fingerprint(ssn);
+  const sim::TaskId running(0);
+  using sim::model::TaskStatus;
+
+  sim::sched::Statement stmt(ssn);
+  stmt.declare_copy(running, 1, TaskStatus::RUNNING);
+  stmt.declare_copy(running, 2, TaskStatus::RUNNING);
+  stmt.evict(running, "reclaim", sim::JobId(1), 1);
+  const std::size_t second = stmt.checkpoint();
+  const Fingerprint evicted = fingerprint(ssn);
+  stmt.evict(running, "reclaim", sim::JobId(1), 2);
+  CHECK(ssn.state.tasks[running].status == TaskStatus::RELEASING);
+  CHECK(stmt.copy_status(running, 1) == TaskStatus::RELEASING);
+  stmt.rollback(second);
+  CHECK(ssn.state.tasks[running].status == TaskStatus::RUNNING);  // the second copy's own status
+  CHECK(stmt.copy_status(running, 1) == TaskStatus::RELEASING);
+  CHECK_FALSE(fingerprint(ssn) == evicted);
+  stmt.discard();
+  CHECK(fingerprint(ssn) == before);
+}

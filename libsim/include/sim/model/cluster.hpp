@@ -119,6 +119,14 @@ struct OpenSums {
   bool any_preferred_pod_affinity = false;
 };
 
+/// How a session adds its pods' usage into the queue sums as it opens. KAI adds them one double at
+/// a time as it walks its PodGroup map (proportion.go updateQueuesCurrentResourceUsage), and a Go
+/// map of up to 8 entries walks them in the order they were put in: LISTED adds in the order the
+/// state lists its jobs, each job's pods status by status (statuses in the order its pods first
+/// show them, as the job's PodStatusIndex map was filled). EXACT sums exactly, with no order at
+/// all: what a replay uses, so that the sums it keeps pod by pod equal a fresh pass's.
+enum class SumOrder { LISTED, EXACT };
+
 struct ClusterState {
   std::int64_t now_ns = 0;  ///< the session's "now" (min-runtime, staleness)
   SchedulerConfig config;
@@ -146,6 +154,7 @@ struct ClusterState {
   /// Sums a session opening on this state takes (and clears) instead of its passes over every
   /// node and pod.
   std::optional<OpenSums> open_sums;
+  SumOrder sum_order = SumOrder::LISTED;  ///< how a session's own pass adds the queue sums
   /// Next number for a new shared-GPU group id; a replay carries it from cycle to cycle so ids
   /// stay unique.
   std::uint64_t next_gpu_group = 0;

@@ -21,6 +21,10 @@ double node_free_gpus(const model::Node& n) { return n.idle_gpus_with_shared() +
 // AccumulatedIdleGpus (accumulated_scenario_filters/idle_gpus): can the pending GPU demand,
 // largest first, fit greedily into the N nodes with the most idle + releasing + freed GPUs
 // (N = number of pending pods)? Kept incrementally, since a builder only ever adds victims.
+// Like KAI it remembers recorded and potential victims apart, so a pod in both lists frees its
+// GPUs twice; and a list that names a pod twice breaks KAI's cache assertions, whose error the
+// builder ignores: from then on the filter passes every scenario (pod_scenario_builder.go
+// isScenarioValid, idle_gpus.go assertRecordedVictimsState, assertPotentialVictimsState).
 class IdleGpusFilter {
  public:
   IdleGpusFilter(const Session& ssn, const std::vector<TaskId>& pending) : ssn_(ssn) {
@@ -39,9 +43,14 @@ class IdleGpusFilter {
     }
   }
 
-  void add_victim(TaskId id) {
+  /// A victim of the scenario's recorded list (`recorded`) or its potential list.
+  void add_victim(TaskId id, bool recorded) {
     const model::Task& t = ssn_.state.tasks[id];
-    if (!t.node.valid() || !seen_.insert(id).second) return;
+    if (!t.node.valid()) return;
+    if (!(recorded ? recorded_seen_ : potential_seen_).insert(id).second) {
+      asserts_fail_ = true;
+      return;
+    }
     const std::size_t n = t.node.index();
     order_.erase(key(n));
     capacity_[n] += gpus_quota_accepted(t);
@@ -49,6 +58,7 @@ class IdleGpusFilter {
   }
 
   bool passes() const {
+    if (asserts_fail_) return true;
     std::vector<std::pair<std::size_t, double>> used;  // top nodes and what was placed on them
     for (auto it = order_.begin(); it != order_.end() && used.size() < required_.size(); ++it) {
       used.emplace_back(it->second, 0.0);
@@ -80,7 +90,8 @@ class IdleGpusFilter {
   std::vector<double> capacity_;
   std::vector<std::size_t> name_rank_;
   std::set<std::pair<std::pair<double, std::size_t>, std::size_t>> order_;
-  std::unordered_set<TaskId> seen_;
+  std::unordered_set<TaskId> recorded_seen_, potential_seen_;
+  bool asserts_fail_ = false;  ///< a victim list named a pod twice
 };
 
 // PodAccumulatedScenarioBuilder: grows one "outer" scenario victim slice by victim slice.
@@ -96,7 +107,7 @@ class ScenarioBuilder {
       filter_ = std::make_unique<IdleGpusFilter>(ssn, pending);
       topology_filter_ = std::make_unique<TopologyGpusFilter>(ssn, preemptor);
       if (!topology_filter_->active()) topology_filter_.reset();
-      for (TaskId t : scenario_->recorded_tasks) add_to_filters(t);
+      for (TaskId t : scenario_->recorded_tasks) add_to_filters(t, true);
     }
   }
 
@@ -140,14 +151,14 @@ class ScenarioBuilder {
       victims_->push(rest);
     }
     scenario_->add_potential(ssn_, tasks);
-    for (TaskId t : tasks) add_to_filters(t);
+    for (TaskId t : tasks) add_to_filters(t, false);
     return true;
   }
 
   // The accumulated scenario filters in KAI's order: topology-aware idle GPUs, then idle GPUs.
-  void add_to_filters(TaskId t) {
+  void add_to_filters(TaskId t, bool recorded) {
     if (topology_filter_) topology_filter_->add_victim(t);
-    filter_->add_victim(t);
+    filter_->add_victim(t, recorded);
   }
   bool filters_pass() const { return (!topology_filter_ || topology_filter_->passes()) && filter_->passes(); }
 
@@ -349,7 +360,15 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
   }
   auto stmt = std::make_unique<Statement>(ssn_);
   const JobId beneficiary = sc.preemptor.id;
-  for (TaskId t : all_victims) stmt->evict(t, ssn_.action, beneficiary);
+  // Every entry is its own copy of the pod (recorded victims are clones from an earlier probe),
+  // each with the status the pod had as the scenario began.
+  for (std::size_t e = 0; e < all_victims.size(); ++e) {
+    const TaskId t = all_victims[e];
+    stmt->declare_copy(t, static_cast<int>(e) + 1, ssn_.state.tasks[t].status);
+  }
+  for (std::size_t e = 0; e < all_victims.size(); ++e) {
+    stmt->evict(all_victims[e], ssn_.action, beneficiary, static_cast<int>(e) + 1);
+  }
   std::vector<NodeId> added;
   for (TaskId t : all_victims) {
     const NodeId n = ssn_.state.tasks[t].node;
@@ -387,8 +406,9 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
   }
   if (preemptor_placed && !preemptor_failed) {
     std::vector<TaskId> evicted, moved;
-    for (TaskId t : all_victims) {
-      const model::TaskStatus s = ssn_.state.tasks[t].status;
+    for (std::size_t e = 0; e < all_victims.size(); ++e) {
+      const TaskId t = all_victims[e];
+      const model::TaskStatus s = stmt->copy_status(t, static_cast<int>(e) + 1);
       if (s == model::TaskStatus::RELEASING) evicted.push_back(t);
       else if (s == model::TaskStatus::PIPELINED) moved.push_back(t);
     }
@@ -414,6 +434,10 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
       result.statement = std::move(stmt);
       return result;
     }
+    // The validator said no: KAI returns before feasibleNodesRollback, so the victims' nodes stay
+    // feasible for the probe's later scenarios (by_pod_solver.go solve, handleScenarioSolution).
+    stmt->discard();
+    return result;
   }
   for (NodeId n : added) feasible.erase(std::find(feasible.begin(), feasible.end(), n));
   stmt->discard();

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <set>
 
 namespace sim::sched {
 namespace {
@@ -19,13 +20,17 @@ constexpr double kTolerance = 1e-6;
 std::string capacity_problem(const model::Node& node) {
   ResourceVec active = ResourceVec::Zero(), committed = ResourceVec::Zero();
   std::map<std::string, std::int64_t> shared;
+  std::set<std::string> oversized;  // groups holding a request larger than the GPU (see below)
   for (const auto& [task, rec] : node.tasks) {
     if (rec.status == model::TaskStatus::RELEASING || rec.status == model::TaskStatus::STUCK_IN_RELEASING) continue;
     committed += rec.tracked;
     if (rec.status == model::TaskStatus::PIPELINED) continue;
     active += rec.tracked;
     if (!rec.shared) continue;
-    for (const std::string& group : rec.gpu_groups) shared[group] += rec.gpu_memory_mib;
+    for (const std::string& group : rec.gpu_groups) {
+      shared[group] += rec.gpu_memory_mib;
+      if (rec.gpu_memory_mib > node.gpu_memory_mib) oversized.insert(group);
+    }
   }
   at(active, Resource::GPU) += static_cast<double>(shared.size());  // each shared GPU is one device
   at(committed, Resource::GPU) = 0;
@@ -41,6 +46,10 @@ std::string capacity_problem(const model::Node& node) {
   if (std::string p = over(active, ""); !p.empty()) return p;
   if (std::string p = over(committed, " with pipelined pods"); !p.empty()) return p;
   for (const auto& [group, mib] : shared) {
+    // KAI turns a gpu-memory request into a share of the node's GPU memory without bounding it
+    // (node_info/gpu_sharing_node_info.go getGpuMemoryFractionalOnNode), so a request above the
+    // GPU's memory binds with a portion above 1; KAI keeps no memory bound for its group either.
+    if (oversized.count(group) != 0) continue;
     if (mib > node.gpu_memory_mib) return "shared GPU " + group + " holds " + std::to_string(mib) + " MiB of " + std::to_string(node.gpu_memory_mib);
   }
   return {};
@@ -63,7 +72,11 @@ std::vector<std::string> InvariantChecker::violations(const Session& ssn) const 
   }
   for (const model::Task& t : state.tasks) {
     for (double portion : {t.gpu.portion, t.accepted_gpu.portion}) {
-      if (portion < 0 || portion > 1) out.push_back("pod " + t.key() + ": GPU portion " + std::to_string(portion));
+      // A gpu-memory request's portion is unbounded above (see capacity_problem).
+      const bool memory_request = t.gpu.memory_mib > 0;
+      if (portion < 0 || (portion > 1 && !memory_request)) {
+        out.push_back("pod " + t.key() + ": GPU portion " + std::to_string(portion));
+      }
     }
   }
   // The plugins' own books (queue sums, DRA devices held).

@@ -1,24 +1,70 @@
 #include "sim/sched/framework/pod_sums.hpp"
 
+#include <algorithm>
+
 #include "sim/sched/framework/session.hpp"
 
 namespace sim::sched {
+
+namespace {
+
+// What the pod adds (an allocated pod what it accepted, a pending pod what it requests); zero
+// for the others.
+ResourceVec pod_amount(const model::ClusterState& state, const model::Task& task, bool allocated,
+                       bool pending) {
+  if (allocated) return Session::quantify_accepted(task);
+  if (!pending) return ResourceVec::Zero();
+  ResourceVec amount = Session::quantify_request(task);
+  if (task.is_gpu_memory_request() && state.min_node_gpu_memory_mib) {
+    at(amount, Resource::GPU) += task.gpu.memory_as_fraction(*state.min_node_gpu_memory_mib);
+  }
+  return amount;
+}
+
+// KAI's own additions (proportion.go updateQueuesCurrentResourceUsage): job by job, a job's pods
+// status by status (its PodStatusIndex, filled in pod order), each added to its queue and every
+// queue above, one double addition at a time.
+IdVector<QueueId, model::OpenSums::Queue> listed_sums(const model::ClusterState& state) {
+  IdVector<QueueId, model::OpenSums::Queue> out(state.queue_tree.size());
+  std::vector<model::TaskStatus> statuses;
+  for (const model::Job& job : state.jobs) {
+    if (!job.queue.valid()) continue;
+    statuses.clear();
+    for (TaskId t : job.tasks) {
+      const model::TaskStatus s = state.tasks[t].status;
+      if (std::find(statuses.begin(), statuses.end(), s) == statuses.end()) statuses.push_back(s);
+    }
+    for (model::TaskStatus status : statuses) {
+      const bool allocated = model::is_allocated(status);
+      const bool pending = status == model::TaskStatus::PENDING;
+      if (!allocated && !pending) continue;
+      for (TaskId t : job.tasks) {
+        if (state.tasks[t].status != status) continue;
+        const ResourceVec amount = pod_amount(state, state.tasks[t], allocated, pending);
+        for (QueueId q = job.queue; q.valid(); q = state.queue_tree.parent(q)) {
+          model::OpenSums::Queue& sums = out[q];
+          for (Resource r : kQuotaResources) {
+            at(sums.request, r) += at(amount, r);
+            if (allocated) at(sums.allocated, r) += at(amount, r);
+            if (allocated && !job.preemptible) {
+              at(sums.allocated_not_preemptible, r) += at(amount, r);
+            }
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 PodPart pod_part(const model::ClusterState& state, const model::Task& task) {
   PodPart part;
   part.allocated = model::is_allocated(task.status);
   part.pending = task.status == model::TaskStatus::PENDING;
-  ResourceVec amount;
-  if (part.allocated) {
-    amount = Session::quantify_accepted(task);
-  } else if (part.pending) {
-    amount = Session::quantify_request(task);
-    if (task.is_gpu_memory_request() && state.min_node_gpu_memory_mib) {
-      at(amount, Resource::GPU) += task.gpu.memory_as_fraction(*state.min_node_gpu_memory_mib);
-    }
-  } else {
-    return part;
-  }
+  if (!part.allocated && !part.pending) return part;
+  const ResourceVec amount = pod_amount(state, task, part.allocated, part.pending);
   for (std::size_t i = 0; i < kQuotaResources.size(); ++i) part.amount[i] = ExactSum::term(at(amount, kQuotaResources[i]));
   return part;
 }
@@ -85,7 +131,7 @@ model::OpenSums count_open_sums(const model::ClusterState& state) {
     if (may_pend) sums.may_pend.push_back(id);
     if (may_be_stale) sums.may_be_stale.push_back(id);
   }
-  sums.queues = queues.values();
+  sums.queues = state.sum_order == model::SumOrder::EXACT ? queues.values() : listed_sums(state);
   for (const model::Task& t : state.tasks) {
     sums.any_pod_anti_affinity = sums.any_pod_anti_affinity || !t.placement.pod_anti_affinity.empty();
     sums.any_preferred_pod_affinity = sums.any_preferred_pod_affinity || !t.placement.preferred_pod_affinity.empty() ||

@@ -16,7 +16,13 @@ Scenario::Scenario(const Session& ssn, JobView preemptor_view, std::vector<TaskI
 
 void Scenario::add_group(const Session& ssn, const std::vector<TaskId>& tasks) {
   const JobId job = ssn.state.tasks[tasks.front()].job;
-  groups[job].push_back(tasks);
+  // A slice is a job clone (CloneWithTasks), which holds each pod once; the victim lists keep
+  // every occurrence (KAI: actions/common/solvers/scenario/base_scenario.go appendTasksAsVictimJob).
+  std::vector<TaskId> slice;
+  for (TaskId t : tasks) {
+    if (std::find(slice.begin(), slice.end(), t) == slice.end()) slice.push_back(t);
+  }
+  groups[job].push_back(std::move(slice));
   auto [it, inserted] = victim_index.try_emplace(job, victims.size());
   if (inserted) {
     victims.emplace_back(job, tasks);

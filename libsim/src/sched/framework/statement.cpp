@@ -16,12 +16,47 @@ bool Statement::valid(std::size_t index) const {
   return true;
 }
 
-void Statement::evict(TaskId id, std::string reason, JobId beneficiary) {
+void Statement::declare_copy(TaskId task, int object, TaskStatus status) {
+  SIM_ASSERT(object > 0);
+  copy_status_[{task, object}] = status;
+}
+
+TaskStatus Statement::copy_status(TaskId task, int object) const {
+  auto held = holder_.find(task);
+  if ((held == holder_.end() ? 0 : held->second) == object) return ssn_.state.tasks[task].status;
+  return copy_status_.at({task, object});
+}
+
+void Statement::hold(model::Task& task, int object) {
+  auto [it, inserted] = holder_.try_emplace(task.id, 0);
+  if (it->second == object) return;
+  copy_status_[{task.id, it->second}] = task.status;
+  const TaskStatus before = task.status;
+  set_status(task, copy_status_.at({task.id, object}));
+  it->second = object;
+  // The pod takes this copy's status with no allocate or deallocate event (see
+  // Session::copy_drift). KAI: pkg/scheduler/framework/statement.go Evict puts the clone in its job
+  // (UpdateTaskStatus) and calls DeallocateFunc again for a pod an earlier copy already released.
+  auto counted = [](TaskStatus s) { return model::is_allocated(s) || s == TaskStatus::PIPELINED; };
+  if (counted(before) == counted(task.status) || !task.job.valid()) return;
+  if (ssn_.copy_drift.empty()) {
+    ssn_.copy_drift = IdVector<QueueId, ResourceVec>(ssn_.state.queue_tree.size(), ResourceVec::Zero());
+  }
+  const ResourceVec amount = Session::quantify_accepted(task) * (counted(task.status) ? 1.0 : -1.0);
+  const model::QueueTree& tree = ssn_.state.queue_tree;
+  for (QueueId q = ssn_.state.jobs[task.job].queue; q.valid(); q = tree.parent(q)) {
+    ssn_.copy_drift[q] += amount;
+  }
+}
+
+void Statement::evict(TaskId id, std::string reason, JobId beneficiary, int object) {
   model::Task& task = ssn_.task(id);
   SIM_ASSERT(task.node.valid());
+  hold(task, object);
   Op op{Kind::EVICT, task};
   op.reason = std::move(reason);
   op.beneficiary = beneficiary;
+  op.object = object;
   set_status(task, TaskStatus::RELEASING);
   ssn_.node(task.node).update_task(task);
   ssn_.on_deallocate(task);
@@ -31,6 +66,7 @@ void Statement::evict(TaskId id, std::string reason, JobId beneficiary) {
 
 void Statement::unevict(const Op& op) {
   model::Task& task = ssn_.task(op.task);
+  hold(task, op.object);
   set_status(task, op.previous_status);
   if (op.previous_status == TaskStatus::PENDING && task.job.valid()) ssn_.note_pending(task.job);
   task.gpu_groups = op.previous_groups;
@@ -148,7 +184,7 @@ void Statement::reverse(const Op& op) {
       const Op original = ops_[op.undone_index];
       switch (original.kind) {
         case Kind::EVICT:
-          evict(original.task, original.reason, original.beneficiary);
+          evict(original.task, original.reason, original.beneficiary, original.object);
           break;
         case Kind::PIPELINE:
           pipeline(original.task, original.next_node, true);

@@ -470,7 +470,8 @@ void ProportionPlugin::check_queue_sums(const Session& ssn, const InvariantConte
   for (std::size_t i = 0; i < sums.size(); ++i) {
     const QueueId q(static_cast<QueueId::value_type>(i));
     for (Resource r : kQuotaResources) {
-      if (!close(queues[q][r].allocated, at(sums[q], r))) {
+      const double drift = ssn.copy_drift.empty() ? 0.0 : at(ssn.copy_drift[q], r);
+      if (!close(queues[q][r].allocated + drift, at(sums[q], r))) {
         out.push_back("queue " + state.queue_tree.uid(q) + ": allocated " + std::string(resource_name(r)) + " " +
                       std::to_string(queues[q][r].allocated) + ", its pods hold " + std::to_string(at(sums[q], r)));
       }

@@ -1,6 +1,7 @@
 #pragma once
 // What the pods add to their queues' sums as a session opens (proportion.go
-// updateQueuesCurrentResourceUsage), summed exactly (ExactSum): the total does not depend on the
+// updateQueuesCurrentResourceUsage). A state's `sum_order` picks how: in KAI's order of additions
+// (LISTED, model/cluster.hpp), or exactly (ExactSum, EXACT): then the total does not depend on the
 // order of the pods, so a replay can keep it up to date pod by pod (replay/queue_ledger) and give
 // a session the very sums its own pass over every pod would find.
 
@@ -44,7 +45,8 @@ class QueueSums {
   IdVector<QueueId, QueueId> parents_;
 };
 
-/// What a session opening on `state` counts, with one pass over every node and pod.
+/// What a session opening on `state` counts, with one pass over every node and pod (queue sums
+/// in `state.sum_order`).
 model::OpenSums count_open_sums(const model::ClusterState& state);
 
 }  // namespace sim::sched

@@ -51,6 +51,11 @@ class Session {
   const model::SchedulerConfig& config;
   SessionHooks hooks;
   std::string action;  ///< action now running, for decision records
+  /// Per queue, what its pods hold (as the proportion plugin counts `allocated`) beyond what the
+  /// plugin's events gave it, because the solver evicted a second copy of a pod
+  /// (Statement::hold): KAI changes the pod's status there with no allocate or deallocate event,
+  /// so its own sums leave step with its pods. Only invariant checks read it; empty until then.
+  IdVector<QueueId, ResourceVec> copy_drift;
   /// Buffers the node ordering reuses from task to task (node_fit.cpp).
   struct Scratch {
     std::vector<double> scores;

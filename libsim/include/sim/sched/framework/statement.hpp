@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/sched/framework/session.hpp"
@@ -32,8 +33,17 @@ class Statement {
   /// this statement and its GPU placement is unchanged, the eviction is undone instead (unless
   /// `update_if_exists`).
   void pipeline(TaskId task, NodeId node, bool update_if_exists);
-  /// Virtually evicts a running task (it becomes Releasing on its node).
-  void evict(TaskId task, std::string reason, JobId beneficiary);
+  /// Virtually evicts a running task (it becomes Releasing on its node). `object` names which
+  /// copy of the pod is evicted (0: the session's own). KAI's solver evicts the pods it was handed,
+  /// and a scenario can hand the same pod twice (a recorded victim's clone, then the pod itself):
+  /// each copy keeps its own status, so the second eviction remembers the status the pod had
+  /// before the first, and the session's job holds whichever copy was changed last
+  /// (framework/statement.go Evict, podgroup_info CloneWithTasks).
+  void evict(TaskId task, std::string reason, JobId beneficiary, int object = 0);
+  /// Declares copy `object` (> 0) of `task`, with the status the copy was taken with.
+  void declare_copy(TaskId task, int object, model::TaskStatus status);
+  /// The status of copy `object` of `task` now.
+  model::TaskStatus copy_status(TaskId task, int object) const;
   /// Re-labels every allocation of `job` in this statement as a pipeline (gang waits as a whole).
   void convert_all_allocated_to_pipelined(JobId job);
 
@@ -59,6 +69,7 @@ class Statement {
     std::string reason;
     JobId beneficiary = JobId::invalid();
     std::size_t undone_index = 0;  ///< for UNDO
+    int object = 0;                ///< for EVICT: the copy of the pod that was evicted
   };
 
   bool valid(std::size_t index) const;
@@ -68,9 +79,14 @@ class Statement {
   void unpipeline(const Op& op);
   void unallocate(TaskId task, bool previous_virtual);
   void set_status(model::Task& task, model::TaskStatus status);
+  /// Makes copy `object` the one the session's job holds (its status becomes the task's).
+  void hold(model::Task& task, int object);
 
   Session& ssn_;
   std::vector<Op> ops_;
+  /// Status of each copy of a pod the session's job does not hold now, by (task, copy).
+  std::map<std::pair<TaskId, int>, model::TaskStatus> copy_status_;
+  std::map<TaskId, int> holder_;  ///< the copy each pod's job holds; absent: 0
 };
 
 }  // namespace sim::sched
