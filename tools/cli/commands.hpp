@@ -18,5 +18,6 @@ Command add_serve_command(CLI::App& app);
 Command add_cycle_command(CLI::App& app);
 Command add_replay_command(CLI::App& app);
 Command add_gen_command(CLI::App& app);
+Command add_explain_command(CLI::App& app);
 
 }  // namespace kaisim::cli

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "progress.hpp"
 #include "sim/api/replay.hpp"
 #include "sim/core/go_json.hpp"
 
@@ -15,6 +16,7 @@ struct ReplayCommandOptions {
   std::string scenario;
   std::string out;
   bool check = false;
+  bool quiet = false;
 };
 
 int run_replay(const ReplayCommandOptions& options) {
@@ -23,6 +25,8 @@ int run_replay(const ReplayCommandOptions& options) {
   replay.scenario_path = options.scenario;
   replay.out_dir = options.out;
   replay.check = options.check;
+  ProgressBar bar(!options.quiet && stderr_is_terminal());
+  replay.progress = bar.callback();
   const sim::api::ReplayResult result = sim::api::run_replay(replay, diagnostics);
   for (const std::string& warning : diagnostics.warnings) std::cerr << "kaisim: warning: " << warning << "\n";
   std::cout << result.summary_table;
@@ -48,6 +52,7 @@ Command add_replay_command(CLI::App& app) {
   cmd->add_option("scenario", options->scenario, "scenario file")->required();
   cmd->add_option("--out", options->out, "output folder (replaced only if it holds an earlier replay)");
   cmd->add_flag("--check", options->check, "check the scenario's expectations; exit 1 if one fails");
+  cmd->add_flag("-q,--quiet", options->quiet, "no progress bar on stderr (shown on a terminal for runs over a second)");
   return [options] { return run_replay(*options); };
 }
 

@@ -4,6 +4,7 @@
 // cycles exactly as the API server would hold them.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -11,6 +12,16 @@
 #include "sim/core/error.hpp"
 
 namespace sim::api {
+
+/// Where a running replay is, for a progress display.
+struct ReplayProgress {
+  std::int64_t now_ms = 0;     ///< virtual time reached
+  std::int64_t end_ms = 0;     ///< the scenario's duration (a drained replay may end sooner)
+  std::size_t cycles = 0;      ///< scheduling cycles so far
+  std::size_t pods_submitted = 0;
+  std::size_t pods_done = 0;   ///< pods that completed or left the cluster
+  bool finished = false;       ///< the last call, once the replay has ended
+};
 
 struct ReplayOptions {
   std::string scenario_path;  ///< file to read; with `scenario_text` set, only its name in messages
@@ -21,6 +32,9 @@ struct ReplayOptions {
   /// Reuse the outcome of a cycle that decided nothing while the cluster stays unchanged (see
   /// ReplayResult::cycles_reused). Off only to show that reuse changes no output.
   bool reuse_unchanged_cycles = true;
+  /// Called about ten times per second of wall time while the replay runs, and once at the end
+  /// (empty: not called). It must not throw.
+  std::function<void(const ReplayProgress&)> progress;
 };
 
 /// One failed expectation, readable as "at 65s: queue team-vision allocated GPU is 0, want 0.33".
