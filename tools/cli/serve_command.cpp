@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "commands.hpp"
+#include "web_routes.hpp"
 #include "sim/api/fair_share_simulator.hpp"
 
 namespace kaisim::cli {
@@ -22,6 +23,7 @@ struct ServeOptions {
   int port = 8080;
   std::string bind = "127.0.0.1";
   bool enable_cors = false;
+  std::string replay;  // a replay output folder for the web view
 };
 
 void add_cors_headers(httplib::Response& res) {
@@ -86,6 +88,7 @@ int run_serve(const ServeOptions& options) {
 
   httplib::Server server;
   install_routes(server, options.enable_cors);
+  install_web_routes(server, {options.replay});
   int port = options.port;
   if (port == 0) {
     port = server.bind_to_any_port(options.bind);
@@ -101,6 +104,7 @@ int run_serve(const ServeOptions& options) {
   while (!server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   std::cerr << "kaisim serve: listening on http://" << options.bind << ":" << port
             << "/simulate" << std::endl;
+  std::cerr << "kaisim serve: web view at http://" << options.bind << ":" << port << "/" << std::endl;
 
   int received = 0;
   sigwait(&stop_signals, &received);
@@ -117,12 +121,14 @@ Command add_serve_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "serve",
       "HTTP server compatible with KAI's fair-share simulator: POST /simulate with the same\n"
-      "body as `kaisim fairshare`; answers 200 with the fair shares or 400 with the error text.");
+      "body as `kaisim fairshare`; answers 200 with the fair shares or 400 with the error text.\n"
+      "GET / is the web view: a fair-share calculator, and with --replay OUT a replay viewer.");
   cmd->add_option("--port", options->port, "TCP port (0 picks a free one)")
       ->capture_default_str()
       ->check(CLI::Range(0, 65535));
   cmd->add_option("--bind", options->bind, "address to listen on")->capture_default_str();
   cmd->add_flag("--enable-cors", options->enable_cors, "send CORS headers, as KAI's -enable-cors does");
+  cmd->add_option("--replay", options->replay, "a `kaisim replay --out` folder for the web view's replay viewer");
   return [options] { return run_serve(*options); };
 }
 
