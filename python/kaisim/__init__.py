@@ -1,7 +1,7 @@
 """kaisim: a KAI-faithful scheduling simulator for shared GPU clusters, from Python.
 
     import kaisim
-    result = kaisim.replay("scenarios/seed/burst-and-reclaim.yaml")
+    result = kaisim.replay(kaisim.example("seed/burst-and-reclaim.yaml"))
     result.summary            # per-queue GPU-hours, waits, reclaim latency (DataFrame)
     kaisim.plot.allocation(result)
 
@@ -10,6 +10,7 @@ See python/README.md for the whole API.
 
 from . import plot
 from .builder import ScenarioBuilder
+from .examples import example, examples_dir
 from .errors import ExpectationFailed, InternalError, KaisimError, KaisimIOError, ScenarioError
 from .result import Result
 from .run import KaisimWarning, cycle, fair_share, gen_trace, replay
@@ -29,6 +30,8 @@ __all__ = [
     "ScenarioBuilder",
     "ScenarioError",
     "cycle",
+    "example",
+    "examples_dir",
     "fair_share",
     "gen_trace",
     "plot",

@@ -25,18 +25,40 @@ def _warn(messages: Iterable[str]) -> None:
         _warnings.warn(message, KaisimWarning, stacklevel=3)
 
 
-def replay(scenario: ScenarioLike, *, check: bool = False, out_dir: Optional[Union[str, os.PathLike]] = None) -> Result:
+class _ProgressBar:
+    """A tqdm bar over virtual time (a notebook widget in Jupyter when ipywidgets is there)."""
+
+    def __init__(self, name: str):
+        from tqdm.auto import tqdm  # imported only when asked for
+
+        self._bar = tqdm(total=1.0, desc=f"replay {name}", unit="s virtual", unit_scale=False,
+                         bar_format="{desc}: {percentage:3.0f}%|{bar}| {postfix} [{elapsed}<{remaining}]")
+
+    def __call__(self, now_ms: int, end_ms: int, cycles: int, submitted: int, done: int, finished: bool) -> None:
+        self._bar.total = max(end_ms, 1) / 1000.0
+        self._bar.n = now_ms / 1000.0
+        self._bar.set_postfix_str(f"{now_ms / 1000:.0f}/{end_ms / 1000:.0f} s virtual, {cycles} cycles, "
+                                  f"{done}/{submitted} pods done", refresh=False)
+        self._bar.refresh()
+        if finished:
+            self._bar.close()
+
+
+def replay(scenario: ScenarioLike, *, check: bool = False, out_dir: Optional[Union[str, os.PathLike]] = None,
+           progress: bool = False) -> Result:
     """Replays a scenario on the virtual clock; the same run as ``kaisim replay``.
 
     ``scenario`` is a path, a YAML string, a dict or a :class:`kaisim.Scenario`. With
     ``check=True`` the scenario's ``expect`` blocks are evaluated and :class:`ExpectationFailed`
-    is raised if any fails. ``out_dir`` also writes the CLI's four files there. The GIL is released
-    while the replay runs, so threads replay in parallel.
+    is raised if any fails. ``out_dir`` also writes the CLI's four files there. ``progress=True``
+    shows a tqdm bar (virtual time, cycles, pods done). The GIL is released while the replay
+    runs, so threads replay in parallel.
     """
     sc = as_scenario(scenario)
     if not sc.path and not sc.text.strip():
         raise ScenarioError(f"{sc.name}: empty scenario", file=sc.name, detail="empty scenario")
-    raw = _core.replay(sc.path or sc.name, sc.text, sc.base_dir, os.fspath(out_dir) if out_dir else "", check)
+    bar = _ProgressBar(sc.name) if progress else None
+    raw = _core.replay(sc.path or sc.name, sc.text, sc.base_dir, os.fspath(out_dir) if out_dir else "", check, bar)
     _warn(raw["warnings"])
     result = Result(
         outputs=dict(raw["outputs"]),
