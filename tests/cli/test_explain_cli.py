@@ -43,7 +43,8 @@ def test_burst_and_reclaim_waits_are_pipelined_for_the_grace_period(kaisim, tmp_
     story = kaisim("explain", tmp_path / "out", "default/vision-batch-test").stdout
     assert "waited 30 s: pipelined on l40s-0 by reclaim" in story
     overview = kaisim("explain", tmp_path / "out")
-    assert overview.returncode == 0 and "queue team-vision:" in overview.stdout
+    assert overview.returncode == 0
+    assert "queue team-vision: 2 pods, 1 waited longer than for the next cycle\n" in overview.stdout
 
 
 def test_explain_names_a_missing_pod_or_folder_in_one_line(kaisim, tmp_path):

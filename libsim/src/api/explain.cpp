@@ -278,9 +278,14 @@ std::string queue_story(const Replay& r, const std::string& queue) {
     }
   }
   if (pods.empty()) return "";  // a parent queue: its pods are its children's
+  // Waiting only for the next cycle (less than one schedulePeriod) is not worth a story.
+  auto only_for_a_cycle = [](const PodLife* p) {
+    return std::all_of(p->periods.begin(), p->periods.end(), [](const Period& x) { return x.cause == "AwaitingCycle"; });
+  };
   int waited = 0;
-  for (const PodLife* p : pods) waited += p->waited > 0 ? 1 : 0;
-  s << "queue " << queue << ": " << pods.size() << (pods.size() == 1 ? " pod, " : " pods, ") << waited << " waited";
+  for (const PodLife* p : pods) waited += p->waited > 0 && !only_for_a_cycle(p) ? 1 : 0;
+  s << "queue " << queue << ": " << pods.size() << (pods.size() == 1 ? " pod, " : " pods, ") << waited
+    << " waited longer than for the next cycle";
   if (q.contains("pods_waiting_at_end") && q["pods_waiting_at_end"].is_number() && q["pods_waiting_at_end"].get<int>() > 0) {
     s << ", " << q["pods_waiting_at_end"].get<int>() << " still waiting at the end";
   }
@@ -295,9 +300,12 @@ std::string queue_story(const Replay& r, const std::string& queue) {
     s << "\n";
   }
   std::stable_sort(pods.begin(), pods.end(), [](const PodLife* a, const PodLife* b) { return a->waited > b->waited; });
-  for (std::size_t i = 0; i < pods.size() && i < 10; ++i) {
-    if (pods[i]->waited <= 0) break;
-    s << "  " << one_line(*pods[i]) << "\n";
+  std::size_t told = 0;
+  for (const PodLife* p : pods) {
+    if (told == 10 || p->waited <= 0) break;
+    if (only_for_a_cycle(p)) continue;
+    s << "  " << one_line(*p) << "\n";
+    ++told;
   }
   return s.str();
 }
