@@ -1,7 +1,7 @@
 """kaisim: a KAI-faithful scheduling simulator for shared GPU clusters, from Python.
 
     import kaisim
-    result = kaisim.replay("scenarios/seed/burst-and-reclaim.yaml")
+    result = kaisim.replay(kaisim.example("seed/burst-and-reclaim.yaml"))
     result.summary            # per-queue GPU-hours, waits, reclaim latency (DataFrame)
     kaisim.plot.allocation(result)
 
@@ -25,6 +25,7 @@ from .errors import (
 )
 from .limits import limits, set_limits
 from .plan import PlanResult, plan
+from .examples import example, examples_dir
 from .result import Result
 from .run import KaisimWarning, cycle, fair_share, gen_trace, replay
 from .scenario import Scenario
@@ -50,6 +51,8 @@ __all__ = [
     "ScenarioBuilder",
     "ScenarioError",
     "cycle",
+    "example",
+    "examples_dir",
     "fair_share",
     "gen_trace",
     "limits",

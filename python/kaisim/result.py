@@ -28,7 +28,11 @@ def parse_quantity(text: str) -> float:
     return float(text)
 
 
-EVENT_COLUMNS = ["time_s", "type", "pod", "queue", "node", "reason", "for", "for_queue", "gpus"]
+EVENT_COLUMNS = ["time_s", "type", "pod", "queue", "node", "reason", "for", "for_queue", "gpus",
+                 # `wait` events: why a pending pod waits (docs/replay-output.md)
+                 "cause", "at_queue", "resource", "limit", "quota", "fair_share", "allocated",
+                 "allocated_non_preemptible", "requested", "stated", "shortage", "nodes", "largest_free",
+                 "total_free", "gang_min", "gang_ready", "message"]
 
 
 @dataclass
@@ -87,6 +91,21 @@ class Result:
         frame = pd.DataFrame.from_dict(queues, orient="index")
         frame.index.name = "queue"
         return frame
+
+    def explain(self, target: str = "") -> str:
+        """Why pods waited, in plain words (``kaisim explain``): a pod ("namespace/name" or a
+        unique name), a queue, or every queue when empty."""
+        from . import _core
+
+        return _core.explain(self.outputs["events.jsonl"], self.outputs["summary.json"], target, "the replay")
+
+    @property
+    def wait_by_cause(self) -> pd.DataFrame:
+        """Pod-seconds each queue's pods waited, by cause (rows: queue; columns: cause; 0 where none)."""
+        queues = self.summary_json["queues"]
+        frame = pd.DataFrame({q: s.get("wait_s_by_cause", {}) for q, s in queues.items()}).T.fillna(0.0)
+        frame.index.name = "queue"
+        return frame.reindex(sorted(queues)).fillna(0.0)
 
     @property
     def cluster(self) -> dict[str, Any]:

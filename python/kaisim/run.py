@@ -29,8 +29,32 @@ def _warn(messages: Iterable[str]) -> None:
         _warnings.warn(message, KaisimWarning, stacklevel=3)
 
 
+class _ProgressBar:
+    """A tqdm bar over virtual time (a notebook widget in Jupyter when ipywidgets is there)."""
+
+    def __init__(self, name: str):
+        from tqdm.auto import tqdm  # imported only when asked for
+
+        self._bar = tqdm(total=1.0, desc=f"replay {name}", unit="s virtual", unit_scale=False,
+                         bar_format="{desc}: {percentage:3.0f}%|{bar}| {postfix} [{elapsed}<{remaining}]")
+
+    def __call__(self, now_ms: int, end_ms: int, cycles: int, submitted: int, done: int, finished: bool) -> None:
+        self._bar.total = max(end_ms, 1) / 1000.0
+        self._bar.n = now_ms / 1000.0
+        self._bar.set_postfix_str(f"{now_ms / 1000:.0f}/{end_ms / 1000:.0f} s virtual, {cycles} cycles, "
+                                  f"{done}/{submitted} pods done", refresh=False)
+        self._bar.refresh()
+        if finished:
+            self._bar.close()
+
+
 def replay(
-    scenario: ScenarioLike, *, check: bool = False, out_dir: Optional[Union[str, os.PathLike]] = None, strict: bool = False
+    scenario: ScenarioLike,
+    *,
+    check: bool = False,
+    out_dir: Optional[Union[str, os.PathLike]] = None,
+    strict: bool = False,
+    progress: bool = False,
 ) -> Result:
     """Replays a scenario on the virtual clock; the same run as ``kaisim replay``.
 
@@ -39,7 +63,8 @@ def replay(
     is raised if any fails. ``out_dir`` also writes the CLI's files there (an existing folder
     only if it is new, empty or an earlier replay's). ``strict=True`` makes an unknown field an
     error (``--strict``). The GIL is released while the replay runs, so threads replay in
-    parallel; Ctrl-C stops it within a second (KeyboardInterrupt).
+    parallel; Ctrl-C stops it within a second (KeyboardInterrupt). ``progress=True`` shows a
+    tqdm bar (virtual time, cycles, pods done).
 
     Raises :class:`ScenarioError` for bad input, :class:`KaisimIOError` (and its subclasses, also
     ``FileNotFoundError``, ``IsADirectoryError``, ...) for a file that cannot be read or written.
@@ -47,7 +72,8 @@ def replay(
     sc = as_scenario(scenario)
     if not sc.path and not sc.text.strip():
         raise ScenarioError(f"{sc.name}: empty scenario", file=sc.name, detail="empty scenario")
-    raw = _core.replay(sc.path or sc.name, sc.text, sc.base_dir, os.fspath(out_dir) if out_dir else "", check, strict)
+    bar = _ProgressBar(sc.name) if progress else None
+    raw = _core.replay(sc.path or sc.name, sc.text, sc.base_dir, os.fspath(out_dir) if out_dir else "", check, strict, bar)
     _warn(raw["warnings"])
     for note in raw["output_notes"]:
         _log.info("%s", note)  # what writing out_dir did besides creating it

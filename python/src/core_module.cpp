@@ -17,6 +17,7 @@
 #include "bind_plan.hpp"
 #include "error_translation.hpp"
 #include "sim/api/cycle_report.hpp"
+#include "sim/api/explain.hpp"
 #include "sim/api/fair_share_simulator.hpp"
 #include "sim/api/replay.hpp"
 #include "sim/api/trace_gen.hpp"
@@ -47,8 +48,20 @@ std::function<bool()> signal_poll() {
 }
 
 py::dict replay(const std::string& scenario_path, const std::string& scenario_text, const std::string& base_dir,
-                const std::string& out_dir, bool check, bool strict) {
+                const std::string& out_dir, bool check, bool strict, const py::object& progress) {
   sim::api::ReplayOptions options;
+  if (!progress.is_none()) {
+    // Called from the replay (GIL released): take the GIL for the Python callback; its errors
+    // cannot stop the replay, so they are dropped.
+    options.progress = [&progress](const sim::api::ReplayProgress& p) {
+      py::gil_scoped_acquire locked;
+      try {
+        progress(p.now_ms, p.end_ms, p.cycles, p.pods_submitted, p.pods_done, p.finished);
+      } catch (py::error_already_set& e) {
+        e.discard_as_unraisable("kaisim progress callback");
+      }
+    };
+  }
   options.scenario_path = scenario_path;
   options.scenario_text = scenario_text;
   options.base_dir = base_dir;
@@ -161,14 +174,21 @@ py::tuple get_limits() {
   return py::make_tuple(l.max_input_bytes, l.max_depth, l.max_replay_work, l.max_replay_cycles);
 }
 
+std::string explain(const std::string& events, const std::string& summary, const std::string& target,
+                    const std::string& folder) {
+  py::gil_scoped_release unlocked;
+  return sim::api::explain_replay(events, summary, target, folder);
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_core, m) {
   m.doc() = "libsim bindings; use the kaisim package, not this module";
   kaisim::python::register_error_translation();
   m.def("replay", &replay, py::arg("scenario_path"), py::arg("scenario_text"), py::arg("base_dir"),
-        py::arg("out_dir"), py::arg("check"), py::arg("strict"),
-        "Runs a replay; returns summary_table, failures, expectations_checked, cycles, outputs, warnings.");
+        py::arg("out_dir"), py::arg("check"), py::arg("strict"), py::arg("progress") = py::none(),
+        "Runs a replay (progress: None or a callable(now_ms, end_ms, cycles, pods_submitted, pods_done, finished));"
+        " returns summary_table, failures, expectations_checked, cycles, outputs, warnings.");
   m.def("fair_share", &fair_share, py::arg("body"), py::arg("source"), py::arg("strict"),
         "Answers a KAI fair-share simulator request; returns (response JSON, warnings).");
   m.def("cycle", &cycle, py::arg("files"), py::arg("now"), py::arg("strict"),
@@ -179,6 +199,8 @@ PYBIND11_MODULE(_core, m) {
   m.def("get_limits", &get_limits, "The input limits: (max_input_bytes, max_depth, max_replay_work, max_replay_cycles).");
   m.def("write_output_folder", &write_output_folder, py::arg("dir"), py::arg("files"), py::arg("kind"),
         "Writes files (name -> text) into an output folder by kaisim's rules; returns its notes.");
+  m.def("explain", &explain, py::arg("events"), py::arg("summary"), py::arg("target"), py::arg("folder"),
+        "Why pods of a replay waited (kaisim explain): events.jsonl and summary.json text in, the story out.");
   m.def("gen_trace", &gen_trace, py::arg("seed"), py::arg("pods"), py::arg("arrival_hours"), py::arg("node_scale"),
         py::arg("out_dir"), "Generates the Alibaba-shaped trace; returns files and counts (writes out_dir if set).");
   kaisim::python::bind_live(m);

@@ -30,7 +30,7 @@ def test_fair_share_bad_request_names_the_field():
 def test_cycle_matches_the_cli_on_the_runbook_manifests(cli):
     seed = ROOT / "scenarios" / "seed"
     files = [seed / "l40s-node.yaml", seed / "create-queues.yaml", seed / "nlp-pod.yaml", seed / "nlp-burst.yaml"]
-    proc = cli("cycle", *files)
+    proc = cli("cycle", "-o", "json", *files)
     assert proc.returncode == 0, proc.stderr
     report = kaisim.cycle(files)
     assert report == json.loads(proc.stdout)

@@ -141,3 +141,27 @@ def test_gen_trace_writes_a_replayable_alibaba_shaped_workload(tmp_path):
     assert 0 < result.cycles_updated < result.cycles - result.cycles_reused - result.cycles_fair_share_only
     with pytest.raises(kaisim.KaisimError, match="pods: must be between 1 and 200000"):
         kaisim.gen_trace(tmp_path / "u", pods=0)
+
+
+def test_shipped_scenarios_are_found_from_any_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    path = kaisim.example("seed/burst-and-reclaim.yaml")
+    assert path.is_file() and kaisim.example("examples/snapshot.json").is_file()
+    assert kaisim.replay(path, check=True).expectations_checked == 29
+
+
+def test_progress_reports_virtual_time_until_the_end():
+    seen = []
+    import kaisim._core as core
+
+    raw = core.replay(str(RUNBOOK), "", "", "", False, lambda *a: seen.append(a))
+    assert raw["cycles"] == 421
+    now_ms, end_ms, cycles, submitted, done, finished = seen[-1]
+    assert finished and now_ms == end_ms == 420_000 and cycles == 421 and submitted == 6
+
+
+def test_explain_tells_the_limitrange_trap():
+    trap = kaisim.replay(kaisim.example("seed/limitrange-defaults.yaml"))
+    assert trap.explain("nlp-batch-test").startswith(
+        "default/nlp-batch-test waited 30 s: OverLimit cpu, limit 0, because the Queue has no cpu block")
+    assert trap.wait_by_cause.loc["team-nlp", "OverLimit"] == 30

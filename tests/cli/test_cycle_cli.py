@@ -8,7 +8,7 @@ BASE = [SEED / "l40s-node.yaml", SEED / "create-queues.yaml"]
 
 
 def cycle(kaisim, *paths, stdin=None):
-    run = kaisim("cycle", *paths, stdin=stdin)
+    run = kaisim("cycle", "-o", "json", *paths, stdin=stdin)
     assert run.returncode == 0, run.stderr
     return json.loads(run.stdout)
 
@@ -67,6 +67,7 @@ def test_vision_returns_and_reclaims_from_the_nlp_burst(kaisim, tmp_path):
 
 def test_same_snapshot_same_bytes(kaisim):
     paths = [*BASE, SEED / "nlp-pod.yaml", SEED / "nlp-burst.yaml"]
+    assert kaisim("cycle", "-o", "json", *paths).stdout == kaisim("cycle", "-o", "json", *paths).stdout
     assert kaisim("cycle", *paths).stdout == kaisim("cycle", *paths).stdout
 
 
@@ -81,12 +82,12 @@ def test_bad_snapshot_is_one_clear_error(kaisim, tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n"
                    "    - name: c\n      resources: {requests: {memory: 12 parsecs}}\n")
-    run = kaisim("cycle", bad)
+    run = kaisim("cycle", "-o", "json", bad)
     assert run.returncode == 2
     assert run.stdout == ""
     assert run.stderr == (f"kaisim: error: {bad}:7:38: spec.containers[0].resources.requests.memory: "
                           "not a valid quantity such as \"500m\", \"2\" or \"1Gi\": \"12 parsecs\"\n")
-    run = kaisim("cycle", *BASE, "--now", "yesterday")
+    run = kaisim("cycle", "-o", "json", *BASE, "--now", "yesterday")
     assert run.returncode == 2
     assert "--now: not an RFC 3339 time" in run.stderr
 
@@ -95,7 +96,7 @@ def test_a_node_with_absurdly_many_gpus_is_refused(kaisim, tmp_path):
     # Found by the fuzzer: a typo such as "100000000" GPUs must fail, not exhaust memory.
     node = tmp_path / "node.yaml"
     node.write_text('apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus: {allocatable: {cpu: "1", nvidia.com/gpu: "100000000"}}\n')
-    run = kaisim("cycle", node)
+    run = kaisim("cycle", "-o", "json", node)
     assert run.returncode == 2
     assert run.stderr == f"kaisim: error: {node}:4:50: status.allocatable.nvidia.com/gpu: more than 1024 GPUs on one node\n"
 
@@ -120,7 +121,7 @@ spec: {schedulerName: kai-scheduler, containers: [{name: c, resources: {limits: 
 def test_a_mig_request_on_an_l40s_waits_and_says_which_resource_is_missing(kaisim, tmp_path):
     snapshot = tmp_path / "mig.yaml"
     snapshot.write_text(MIG_ON_L40S)
-    run = kaisim("cycle", snapshot)
+    run = kaisim("cycle", "-o", "json", snapshot)
     assert run.returncode == 0, run.stderr
     report = json.loads(run.stdout)
     assert report["binds"] == []
@@ -182,7 +183,7 @@ def test_required_pod_anti_affinity_spreads_replicas_one_per_node(kaisim):
 
 def test_pod_affinity_terms_are_checked(kaisim):
     bad = replicas_with_anti_affinity(1).replace("topologyKey: kubernetes.io/hostname, ", "")
-    run = kaisim("cycle", "-", stdin=bad)
+    run = kaisim("cycle", "-o", "json", "-", stdin=bad)
     assert run.returncode == 2
     assert "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]: " \
            "missing required field \"topologyKey\"" in run.stderr
@@ -232,10 +233,10 @@ def test_a_snapshot_s_own_scheduler_config_picks_the_placement(kaisim):
 
 
 def test_a_bad_scheduler_config_names_the_field(kaisim):
-    run = kaisim("cycle", "-", stdin=snapshot_with_config({"actions": "allocate, backfill"}))
+    run = kaisim("cycle", "-o", "json", "-", stdin=snapshot_with_config({"actions": "allocate, backfill"}))
     assert run.returncode == 2
     assert 'config.actions: unknown action "backfill"' in run.stderr
-    run = kaisim("cycle", "-", stdin=snapshot_with_config({}, {"allowConsolidatingReclaim": "yes"}))
+    run = kaisim("cycle", "-o", "json", "-", stdin=snapshot_with_config({}, {"allowConsolidatingReclaim": "yes"}))
     assert run.returncode == 2
     assert "schedulerParams.allowConsolidatingReclaim: expected true or false" in run.stderr
 
@@ -287,7 +288,7 @@ def test_a_constraint_kai_cannot_meet_keeps_the_gang_pending_and_says_why(kaisim
 
 
 def test_a_topology_without_levels_is_refused(kaisim):
-    run = kaisim("cycle", "-", stdin=snapshot_with_topology({}, levels=[]))
+    run = kaisim("cycle", "-o", "json", "-", stdin=snapshot_with_topology({}, levels=[]))
     assert run.returncode == 2
     assert "rawObjects.topologies[0].spec.levels: a Topology needs at least one level" in run.stderr
 
@@ -382,3 +383,37 @@ def test_a_shared_gpu_claim_needs_the_pod_s_queue_label(kaisim):
     report = cycle(kaisim, "-", stdin=snapshot_with_dra([("missing", 1, "q")], [("p", "other")]))
     assert report["binds"] == []
     assert any("failed to get resource claim a/other" in r for r in report["pending"][0]["reasons"])
+
+
+def test_the_default_output_is_a_table_of_the_same_decisions(kaisim):
+    state = [*BASE, SEED / "vision-pod.yaml"]
+    report = cycle(kaisim, *state)
+    run = kaisim("cycle", *state)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert lines[0].endswith(": 1 bind, 0 evictions, 0 pipelined pods, 0 jobs pending")
+    [bind] = report["binds"]
+    assert any(line.split()[:3] == [bind["pod"], bind["node"], "0.33"] for line in lines)
+    # The queues table: fair share, allocated, requested, quota and limit (create-queues.yaml).
+    row = next(line.split() for line in lines if line.split()[:1] == ["team-vision"])
+    assert row[:6] == ["team-vision", "0.33", "0.33", "0.33", "0.33", "1"]
+    assert "-o json" in lines[-1]
+
+
+def test_the_table_says_why_each_pending_job_waits(kaisim):
+    state = [*BASE, SEED / "nlp-pod-with-limitrange-defaults.yaml"]
+    report = cycle(kaisim, *state)
+    [pending] = report["pending"]
+    text = kaisim("cycle", *state).stdout
+    assert f"  - {pending['reasons'][0]}\n" in text
+    assert "OverLimit: queue team-nlp would exceed its cpu limit (limit 0, allocated 0, requested 100)" in text
+
+
+def test_the_sample_kai_snapshot_runs(kaisim):
+    snapshot = SOURCE_DIR / "scenarios" / "examples" / "snapshot.json"
+    report = cycle(kaisim, snapshot)
+    assert {b["pod"] for b in report["binds"]} >= {"inference/serve-4", "inference/serve-5"}
+    why = {p["job"]: p["reasons"] for p in report["pending"]}
+    assert "llm-eval" in why and "node(s) didn't match" in " ".join(why["llm-eval"])
+    table = kaisim("cycle", snapshot)
+    assert table.returncode == 0 and "team-inference" in table.stdout

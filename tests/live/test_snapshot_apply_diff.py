@@ -64,7 +64,7 @@ def test_a_snapshot_replays_offline(kaisim, namespace, suffix, cleanup, tmp_path
     assert kaisim("snapshot", "-o", out).returncode == 0
     # One KAI cycle on it, as on any snapshot: the three teams hold 0.99 of the GPU, so the 0.66
     # burst does not fit.
-    cycle = kaisim("cycle", out)
+    cycle = kaisim("cycle", "-o", "json", out)
     assert cycle.returncode == 0, cycle.stderr
     report = json.loads(cycle.stdout)
     assert report["binds"] == []

@@ -391,7 +391,7 @@ SNAPSHOT = [
 
 CLI = [
     Case("cli", "no-subcommand", "", detail="A subcommand is required", args=()),
-    Case("cli", "unknown-subcommand", "", detail="A subcommand is required", args=("dance",)),
+    Case("cli", "unknown-subcommand", "", detail="unknown command 'dance'", args=("dance",)),
     Case("cli", "unknown-option", "", detail="--colour", args=("fairshare", "--colour", "x")),
     Case("cli", "fairshare-missing-argument", "", detail="input is required", args=("fairshare",)),
     Case("cli", "fairshare-missing-file", "", detail="cannot open: No such file or directory",

@@ -33,5 +33,6 @@ Command add_apply_command(CLI::App& app);
 Command add_diff_command(CLI::App& app);
 Command add_verify_live_command(CLI::App& app);
 Command add_plan_command(CLI::App& app);
+Command add_explain_command(CLI::App& app);
 
 }  // namespace kaisim::cli

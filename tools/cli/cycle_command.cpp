@@ -1,4 +1,5 @@
-// `kaisim cycle SNAPSHOT...`: one KAI scheduling cycle on a snapshot, decisions as JSON on stdout.
+// `kaisim cycle SNAPSHOT... [-o table|json]`: one KAI scheduling cycle on a snapshot, its decisions
+// as tables (default) or as the JSON report on stdout.
 
 #include <algorithm>
 #include <filesystem>
@@ -17,6 +18,7 @@ namespace fs = std::filesystem;
 struct CycleOptions {
   std::vector<std::string> inputs;
   std::string now;
+  std::string output = "table";
 };
 
 // A folder stands for its *.yaml, *.yml and *.json files, in name order.
@@ -50,7 +52,8 @@ int run_cycle(const CycleOptions& options) {
   }
   sim::Diagnostics diagnostics;
   diagnostics.strict = global_options().strict;
-  const std::string report = sim::api::run_cycle_report(read_sources(options.inputs), snapshot, diagnostics);
+  const sim::api::CycleFormat format = options.output == "json" ? sim::api::CycleFormat::Json : sim::api::CycleFormat::Table;
+  const std::string report = sim::api::run_cycle_report(read_sources(options.inputs), snapshot, diagnostics, format);
   for (const std::string& warning : diagnostics.warnings) std::cerr << "kaisim: warning: " << warning << "\n";
   std::cout << report << std::flush;
   return kExitOk;
@@ -63,10 +66,14 @@ Command add_cycle_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "cycle",
       "Run one KAI v0.16.4 scheduling cycle (allocate, consolidation, reclaim, preempt,\n"
-      "stalegangeviction) on a cluster snapshot and print its decisions as JSON: fair shares,\n"
-      "binds, pipelined pods, evictions, queue usage and why pending jobs wait. Input: KAI's\n"
-      "snapshot.json, or Kubernetes manifests (files or folders). See docs/cycle.md.");
+      "stalegangeviction) on a cluster snapshot and print its decisions: binds, evictions with\n"
+      "their reason, pipelined pods, each queue's fair share, allocation, quota and limit, and\n"
+      "why pending jobs wait, as tables (-o json: the JSON report). Input: KAI's snapshot.json,\n"
+      "or Kubernetes manifests (files or folders). See docs/cycle.md.");
   cmd->add_option("snapshot", options->inputs, "snapshot file(s) or folder(s), or - for standard input")->required();
+  cmd->add_option("-o,--output", options->output, "table (for people) or json (docs/cycle.md)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"table", "json"}));
   cmd->add_option("--now", options->now,
                   "the session's clock (RFC 3339); default: the newest timestamp in the snapshot");
   return [options] { return run_cycle(*options); };

@@ -4,10 +4,25 @@
 #include <iostream>
 #include <map>
 #include <new>
+#include <string_view>
 
 #include "commands.hpp"
 #include "sim/core/error.hpp"
 #include "sim/io/input_limits.hpp"
+
+namespace {
+
+// The subcommands in the order `kaisim --help` lists them ("a, b and c").
+std::string command_list(const CLI::App& app) {
+  std::string out;
+  const auto subs = app.get_subcommands([](const CLI::App*) { return true; });
+  for (std::size_t i = 0; i < subs.size(); ++i) {
+    out += (i == 0 ? "" : i + 1 == subs.size() ? " and " : ", ") + subs[i]->get_name();
+  }
+  return out;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"kaisim: a KAI Scheduler v0.16.4 faithful simulator for shared GPU clusters"};
@@ -24,17 +39,25 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(1.0, 1e18));
   std::map<std::string, kaisim::cli::Command> commands;
+  commands["replay"] = kaisim::cli::add_replay_command(app);
+  commands["explain"] = kaisim::cli::add_explain_command(app);
+  commands["plan"] = kaisim::cli::add_plan_command(app);
+  commands["cycle"] = kaisim::cli::add_cycle_command(app);
   commands["fairshare"] = kaisim::cli::add_fairshare_command(app);
   commands["serve"] = kaisim::cli::add_serve_command(app);
-  commands["cycle"] = kaisim::cli::add_cycle_command(app);
-  commands["replay"] = kaisim::cli::add_replay_command(app);
   commands["gen"] = kaisim::cli::add_gen_command(app);
   commands["snapshot"] = kaisim::cli::add_snapshot_command(app);
   commands["apply"] = kaisim::cli::add_apply_command(app);
   commands["diff"] = kaisim::cli::add_diff_command(app);
   commands["verify-live"] = kaisim::cli::add_verify_live_command(app);
-  commands["plan"] = kaisim::cli::add_plan_command(app);
 
+  // A first word that is no option and no command: say so, and what the commands are (CLI11
+  // alone would only say that an argument was not expected).
+  if (argc > 1 && argv[1][0] != '-' && !commands.contains(argv[1])) {
+    std::cerr << "kaisim: error: unknown command '" << argv[1] << "'; the commands are " << command_list(app)
+              << " (kaisim --help)\n";
+    return kaisim::cli::kExitBadInput;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "progress.hpp"
 #include "sim/api/replay.hpp"
 #include "sim/core/go_json.hpp"
 
@@ -15,6 +16,7 @@ struct ReplayCommandOptions {
   std::string scenario;
   std::string out;
   bool check = false;
+  bool quiet = false;
 };
 
 int run_replay(const ReplayCommandOptions& options) {
@@ -24,6 +26,8 @@ int run_replay(const ReplayCommandOptions& options) {
   replay.scenario_path = options.scenario;
   replay.out_dir = options.out;
   replay.check = options.check;
+  ProgressBar bar(!options.quiet && stderr_is_terminal());
+  replay.progress = bar.callback();
   const sim::api::ReplayResult result = sim::api::run_replay(replay, diagnostics);
   for (const std::string& warning : diagnostics.warnings) std::cerr << "kaisim: warning: " << warning << "\n";
   for (const std::string& note : result.output_notes) std::cerr << "kaisim: note: " << note << "\n";
@@ -50,6 +54,7 @@ Command add_replay_command(CLI::App& app) {
   cmd->add_option("scenario", options->scenario, "scenario file")->required();
   cmd->add_option("--out", options->out, "output folder: new, empty, or an earlier replay's (only kaisim's own files are replaced)");
   cmd->add_flag("--check", options->check, "check the scenario's expectations; exit 1 if one fails");
+  cmd->add_flag("-q,--quiet", options->quiet, "no progress bar on stderr (shown on a terminal for runs over a second)");
   return [options] { return run_replay(*options); };
 }
 

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "commands.hpp"
+#include "web_routes.hpp"
 #include "sim/api/fair_share_simulator.hpp"
 
 namespace kaisim::cli {
@@ -31,6 +32,7 @@ struct ServeOptions {
   double max_body_mb = 16;      // larger bodies get 413 (a 10,000-queue request is about 4 MB)
   double body_budget_mb = 256;  // bodies held in memory at once; past it new bodies get 503
   int timeout_s = 5;            // a client silent this long (mid-request, or idle between requests) is dropped
+  std::string replay;  // a replay output folder for the web view
 };
 
 void add_cors_headers(httplib::Response& res) {
@@ -155,6 +157,7 @@ int run_serve(const ServeOptions& options) {
   httplib::Server server;
   configure(server, options);
   install_routes(server, options, budget);
+  install_web_routes(server, {options.replay});
   int port = options.port;
   if (port == 0) {
     port = server.bind_to_any_port(options.bind);
@@ -172,6 +175,7 @@ int run_serve(const ServeOptions& options) {
   while (!server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   std::cerr << "kaisim serve: listening on http://" << options.bind << ":" << port
             << "/simulate" << std::endl;
+  std::cerr << "kaisim serve: web view at http://" << options.bind << ":" << port << "/" << std::endl;
 
   int received = 0;
   sigwait(&stop_signals, &received);
@@ -188,7 +192,8 @@ Command add_serve_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "serve",
       "HTTP server compatible with KAI's fair-share simulator: POST /simulate with the same\n"
-      "body as `kaisim fairshare`; answers 200 with the fair shares or 400 with the error text.");
+      "body as `kaisim fairshare`; answers 200 with the fair shares or 400 with the error text.\n"
+      "GET / is the web view: a fair-share calculator, and with --replay OUT a replay viewer.");
   cmd->add_option("--port", options->port, "TCP port (0 picks a free one)")
       ->capture_default_str()
       ->check(CLI::Range(0, 65535));
@@ -205,6 +210,7 @@ Command add_serve_command(CLI::App& app) {
                   "seconds a connection may stay silent (reading a request, or idle between requests)")
       ->capture_default_str()
       ->check(CLI::Range(1, 3600));
+  cmd->add_option("--replay", options->replay, "a `kaisim replay --out` folder for the web view's replay viewer");
   return [options] { return run_serve(*options); };
 }
 

@@ -4,10 +4,11 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "api/cycle_table.hpp"
+#include "api/pending_reasons.hpp"
 #include "sim/core/go_json.hpp"
 #include "sim/io/quantity.hpp"
 #include "sim/sched/cycle.hpp"
-#include "sim/sched/framework/job_order.hpp"
 #include "sim/sched/plugins/proportion.hpp"
 
 namespace sim::api {
@@ -74,7 +75,7 @@ ordered_json claim_allocations(const model::ClusterState& state, const model::Ta
 }  // namespace
 
 std::string run_cycle_report(const std::vector<io::SnapshotSource>& sources, const io::SnapshotOptions& options,
-                             Diagnostics& diagnostics) {
+                             Diagnostics& diagnostics, CycleFormat format) {
   model::ClusterState state = io::load_snapshot(sources, options, diagnostics);
   sched::Session ssn = sched::run_cycle(state);
   const model::QueueTree& tree = state.queue_tree;
@@ -182,47 +183,30 @@ std::string run_cycle_report(const std::vector<io::SnapshotSource>& sources, con
   report["queues"] = queue_report;
 
   ordered_json pending = ordered_json::array();
-  std::vector<JobId> jobs;
-  for (std::size_t i = 0; i < state.jobs.size(); ++i) jobs.emplace_back(static_cast<JobId::value_type>(i));
-  std::sort(jobs.begin(), jobs.end(), [&](JobId a, JobId b) { return state.jobs[a].name < state.jobs[b].name; });
-  for (JobId j : jobs) {
-    const model::Job& job = state.jobs[j];
-    std::int64_t waiting = 0;
-    for (TaskId t : job.tasks) waiting += state.tasks[t].status == model::TaskStatus::PENDING ? 1 : 0;
-    if (waiting == 0) continue;
+  for (const PendingJob& p : pending_jobs(ssn)) {
+    const model::Job& job = state.jobs[p.job];
     ordered_json reasons = ordered_json::array();
-    if (!job.problem.empty()) reasons.push_back(job.problem);
-    else if (!job.queue.valid() || !tree.is_leaf(job.queue)) reasons.push_back("queue \"" + job.queue_name + "\" is not a leaf queue; KAI schedules only jobs of leaf queues");
-    else if (const sched::JobView view = sched::full_view(ssn, j); !sched::is_ready_for_scheduling(ssn, view)) {
-      // The PodGroup status events of KAI's status updater, one per PodSet short of pods.
-      const sched::PodSetCounts counts(ssn, view);
-      for (std::size_t p = 0; p < counts.alive.size(); ++p) {
-        const model::PodSet& pod_set = job.groups->pod_sets[p];
-        if (counts.alive[p] - counts.gated[p] >= pod_set.min_available) continue;
-        reasons.push_back("gang not ready: waiting for " + std::to_string(pod_set.min_available) + " pods" +
-                          (job.groups->declared ? " for SubGroup " + pod_set.name : std::string()) + ", currently " +
-                          std::to_string(counts.alive[p]) + " exist, " + std::to_string(counts.gated[p]) + " are gated");
-      }
-    }
-    for (TaskId t : job.tasks) {
-      const model::Task& task = state.tasks[t];
-      if (task.pod_set >= 0) continue;
-      auto label = task.labels.find("kai.scheduler/subgroup-name");
-      reasons.push_back("Pod " + task.key() + " references subgroup \"" +
-                        (label == task.labels.end() ? std::string("default") : label->second) +
-                        "\", which does not exist in PodGroup " + job.ns + "/" + job.name);
-    }
-    if (auto it = ssn.fit_errors.find(j); it != ssn.fit_errors.end()) {
-      for (const std::string& r : it->second) reasons.push_back(r);
-    }
+    for (const sched::WaitReason& why : p.reasons) reasons.push_back(why.message);
     ordered_json entry = ordered_json::object();
     entry["job"] = job.name;
     entry["queue"] = job.queue_name;
-    entry["pendingPods"] = waiting;
+    entry["pendingPods"] = p.pending_pods;
     entry["reasons"] = reasons;
     pending.push_back(entry);
   }
   report["pending"] = pending;
+  if (format == CycleFormat::Table) {
+    std::vector<QueueBounds> bounds;
+    for (QueueId q : queues) {
+      QueueBounds b{tree.uid(q), ResourceVec::Zero(), ResourceVec::Zero()};
+      for (Resource r : kQuotaResources) {
+        at(b.quota, r) = (*shares)[q][r].deserved;
+        at(b.limit, r) = (*shares)[q][r].max_allowed;
+      }
+      bounds.push_back(std::move(b));
+    }
+    return cycle_table(report, bounds, state.now_ns);
+  }
   return report.dump(2) + "\n";
 }
 

@@ -3,11 +3,12 @@
 // schedulePeriod), and expectations are checked.
 
 #include <algorithm>
+#include <chrono>
 #include <iostream>
 #include <optional>
 #include <string_view>
-#include <unistd.h>
 
+#include "api/pending_reasons.hpp"
 #include "io/snapshot_fields.hpp"
 #include "replay/generators.hpp"
 #include "replay/kept_state_check.hpp"
@@ -181,6 +182,23 @@ bool only_pods(const replay::Step& step) {
   return true;
 }
 
+// Why each pod still pending after the cycle waits: its job's first reason, typed.
+void record_waits(const sched::Session& ssn, std::int64_t now, Metrics& metrics) {
+  static const sched::WaitReason kUntried = [] {
+    sched::WaitReason why;
+    why.message = "no reason recorded: no action tried the job this cycle";
+    return why;
+  }();
+  for (const PendingJob& p : pending_jobs(ssn)) {
+    const model::Job& job = ssn.state.jobs[p.job];
+    const sched::WaitReason& why = p.reasons.empty() ? kUntried : p.reasons.front();
+    for (TaskId t : job.tasks) {
+      const model::Task& task = ssn.state.tasks[t];
+      if (task.status == model::TaskStatus::PENDING) metrics.record_wait(now, task.key(), job.queue_name, why);
+    }
+  }
+}
+
 void validate(const std::vector<replay::Manifest>& manifests, Diagnostics& diagnostics) {
   std::vector<io::Field> docs;
   for (const replay::Manifest& m : manifests) docs.emplace_back(m.doc, "", &m.file);
@@ -198,10 +216,19 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
   Metrics metrics;
   replay::UsageDb usage_db(sc.usage);
   ReplayResult result;
-  const bool progress = options.progress && ::isatty(STDERR_FILENO) != 0 && sc.duration_ms >= 3'600'000;
   replay::PendingReasons pending_reasons;
   StopRules stop_rules(options.stop_rules, sc);
   const double period_s = static_cast<double>(sc.period_ms) / 1000.0;
+  ReplayProgress progress;
+  progress.end_ms = sc.duration_ms;
+  auto next_report = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+  // Pods submitted and done, from the events before the metrics take them.
+  auto count_pods = [&progress](const std::vector<replay::PodEvent>& evs) {
+    for (const replay::PodEvent& e : evs) {
+      if (e.type == "submit") ++progress.pods_submitted;
+      if (e.type == "complete" || e.type == "gone" || e.type == "lost") ++progress.pods_done;
+    }
+  };
 
   // Every manifest is checked once, up front and with its own line numbers (the world holds
   // copies, which lose them): a bad field fails the run before anything is written.
@@ -230,7 +257,6 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
                    [](const auto& a, const auto& b) { return a.at_ms < b.at_ms; });
   std::int64_t next_cycle = 0;
   std::int64_t now = 0;
-  int last_percent = -1;
   std::int64_t end = sc.duration_ms;
   constexpr std::uint64_t kNoVersion = ~std::uint64_t{0};
   std::uint64_t repeatable_version = kNoVersion;  // world version after a cycle whose outcome repeats
@@ -302,6 +328,7 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
 #endif
       metrics.sample(*kept, ledger, queues, now);
       if (options.pending_reasons) pending_reasons.clear();
+      metrics.end_cycle_waits();
       kept_sampled = true;
       ++result.cycles;
       ++result.cycles_fair_share_only;
@@ -323,6 +350,7 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
       {
         sched::Session ssn = sched::run_cycle(state);
         world.apply_decisions(ssn, now, sc.bind_delay_ms, events);
+        count_pods(events);
         record_decisions(ssn, ledger);
 #ifndef NDEBUG
         replay::check_ledger(ledger, ssn.state);
@@ -331,6 +359,8 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
         metrics.record_events(events);
         stop_rules.record(events);
         events.clear();
+        record_waits(ssn, now, metrics);
+        metrics.end_cycle_waits();
         metrics.sample(ssn.state, ledger, *sched::queue_shares(ssn), now);
         if (options.pending_reasons) {
           pending_reasons.observe(ssn);
@@ -363,6 +393,7 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
       if (drained(repeats)) end = now;
     }
     status_view.touch(events);
+    count_pods(events);
     metrics.record_events(events);
     stop_rules.record(events);
     events.clear();
@@ -380,12 +411,11 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
         break;
       }
     }
-    if (progress) {
-      const int percent = static_cast<int>(now * 100 / std::max<std::int64_t>(1, end));
-      if (percent != last_percent) {
-        std::cerr << "\rreplay " << percent << "%" << std::flush;
-        last_percent = percent;
-      }
+    if (options.progress && std::chrono::steady_clock::now() >= next_report) {
+      progress.now_ms = now;
+      progress.cycles = result.cycles;
+      options.progress(progress);
+      next_report = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
     }
     std::int64_t next = next_cycle;
     if (next_step < sc.steps.size()) next = std::min(next, sc.steps[next_step].at_ms);
@@ -395,7 +425,13 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
     if (next <= now) next = now + 1;
     now = next;
   }
-  if (progress) std::cerr << "\r" << std::string(20, ' ') << "\r" << std::flush;
+  if (options.progress) {
+    progress.now_ms = end;
+    progress.end_ms = end;
+    progress.cycles = result.cycles;
+    progress.finished = true;
+    options.progress(progress);
+  }
   for (; next_expect < expectations.size(); ++next_expect) {
     result.failures.push_back({expectations[next_expect].at_ms, "expectation is after the end of the replay (" +
                                                                     fmt_s(end) + ")"});

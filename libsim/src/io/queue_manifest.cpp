@@ -25,6 +25,7 @@ model::QuotaSpec read_quota(const Field& f, Diagnostics& diagnostics) {
   model::QuotaSpec q;  // an omitted block is 0/0/0, as the CRD has no defaults
   if (f.is_null()) return q;
   f.expect_map();
+  q.stated = true;
   warn_unknown(f, {"quota", "limit", "overQuotaWeight"}, diagnostics);
   q.quota = quota_value(f.member("quota"));
   q.limit = quota_value(f.member("limit"));

@@ -156,6 +156,15 @@ std::string Node::lacking(const Task& task, const ResourceVec& available, bool i
   return out;
 }
 
+std::vector<std::string> Node::shortfalls(const Task& task, const ResourceVec& available, bool include_releasing) const {
+  std::vector<std::string> out;
+  visit_shortfalls(*this, task, available, include_releasing, [&](std::string_view resource) {
+    out.emplace_back(resource);
+    return false;
+  });
+  return out;
+}
+
 ResourceVec Node::required_init_quota(const Task& task) const {
   ResourceVec result = task.request;
   if (!task.gpu.mig.empty()) {

@@ -119,7 +119,6 @@ std::string run_replay_job(const ReplayJob& job) {
   o.scenario_path = job.scenario_name;
   o.scenario_text = job.scenario_text;
   o.base_dir = job.base_dir;
-  o.progress = false;
   o.pending_reasons = true;
   const json options = json::parse(job.measure_options);
   o.stop_rules = stop_rules_from(options);

@@ -20,6 +20,22 @@ double percentile(std::vector<double> v, double p) {
   return v[std::max<std::size_t>(rank, 1) - 1];
 }
 
+// The queue's pending time by cause (pod-seconds) and the pods still pending at the end.
+std::string wait_by_cause_json(const std::map<std::string, WaitTotals>& totals, const std::string& queue) {
+  auto it = totals.find(queue);
+  std::string out = ", \"wait_s_by_cause\": {";
+  int waiting = 0;
+  if (it != totals.end()) {
+    bool first = true;
+    for (const auto& [cause, ms] : it->second.ms_by_cause) {
+      out += (first ? "" : ", ") + json_string(cause) + ": " + seconds(ms);
+      first = false;
+    }
+    waiting = it->second.waiting_at_end;
+  }
+  return out + "}, \"pods_waiting_at_end\": " + std::to_string(waiting);
+}
+
 std::string stat_or_null(const std::vector<double>& v, double p) {
   return v.empty() ? "null" : go_json_number(percentile(v, p));
 }
@@ -138,6 +154,7 @@ void Metrics::record_events(const std::vector<PodEvent>& events) {
     events_ += ",\"gpus\":" + go_json_number(e.gpus) + "}\n";
     if (e.type == "submit" || e.type == "recreate") submitted_[e.pod] = {e.at_ms, e.queue};
     if (e.type == "gone") submitted_.erase(e.pod);  // removed before it was bound: it no longer waits
+    waits_.on_event(e);
     if (e.type == "bind") {
       auto it = submitted_.find(e.pod);
       if (it != submitted_.end()) {
@@ -168,6 +185,7 @@ void Metrics::finish(std::int64_t end_ms) {
     ++waiting_at_end_;
   }
   submitted_.clear();
+  waits_.finish(end_ms);
   const double dt = static_cast<double>(end_ms - last_ms_) / 1000.0;
   for (auto& [name, totals] : totals_) {
     if (last_.contains(name)) totals.gpu_seconds += at(last_.at(name).allocated, Resource::GPU) * dt;
@@ -213,7 +231,8 @@ std::string Metrics::summary_json(const std::string& name, std::size_t cycles, s
            ", \"reclaim_latency_s_max\": " + latency_max + ", \"reclaim_episodes\": " +
            std::to_string(t.reclaim_latencies_s.size()) + ", \"still_short_of_guarantee\": " +
            (t.starved_since_ms >= 0 ? "true" : "false") + ", \"evictions_suffered\": " +
-           std::to_string(t.evictions_suffered) + ", \"evictions_caused\": " + std::to_string(t.evictions_caused) + "}";
+           std::to_string(t.evictions_suffered) + ", \"evictions_caused\": " + std::to_string(t.evictions_caused) +
+           wait_by_cause_json(waits_.totals(), queue) + "}";
   }
   return out + "\n  }\n}\n";
 }

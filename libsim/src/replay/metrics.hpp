@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "queue_ledger.hpp"
+#include "wait_log.hpp"
 #include "sim/fairshare/hierarchy.hpp"
 #include "world.hpp"
 
@@ -45,6 +46,13 @@ class Metrics {
   /// A cycle whose input and outcome equal the last sampled one's: the same rows again at `now_ms`.
   void repeat(std::int64_t now_ms);
   void record_events(const std::vector<PodEvent>& events);
+  /// A pending pod's typed reason after the full cycle at `now_ms` (a `wait` event when its
+  /// period starts; docs/replay-output.md).
+  void record_wait(std::int64_t now_ms, const std::string& pod, const std::string& queue, const sched::WaitReason& why) {
+    waits_.record(now_ms, pod, queue, why, events_);
+  }
+  /// Every pending pod's reason of a cycle is in (after a cycle with nothing pending too).
+  void end_cycle_waits() { waits_.end_cycle(); }
   /// Closes the integrals at the end of the replay.
   void finish(std::int64_t end_ms);
 
@@ -85,6 +93,7 @@ class Metrics {
   double stranded_mib_max_ = 0;
   std::vector<double> all_waits_s_;
   int waiting_at_end_ = 0;
+  WaitLog waits_;
   int evictions_ = 0;
 };
 

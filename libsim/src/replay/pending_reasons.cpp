@@ -1,14 +1,17 @@
 #include "pending_reasons.hpp"
 
 #include <algorithm>
+#include <initializer_list>
 
 #include "sim/sched/plugins/proportion.hpp"
 
 namespace sim::replay {
 namespace {
 
-bool mentions(const std::vector<std::string>& texts, std::string_view word) {
-  return std::any_of(texts.begin(), texts.end(), [&](const std::string& t) { return t.find(word) != std::string::npos; });
+bool has(const std::vector<sched::WaitReason>& reasons, std::initializer_list<sched::WaitCause> causes) {
+  return std::any_of(reasons.begin(), reasons.end(), [&](const sched::WaitReason& r) {
+    return std::find(causes.begin(), causes.end(), r.cause) != causes.end();
+  });
 }
 
 // A pod's GPUs as queue accounting counts them; a gpu-memory pod as its share of the largest
@@ -32,7 +35,7 @@ void PendingReasons::observe(const sched::Session& ssn) {
     free_gpus += idle;
     largest_mib = std::max(largest_mib, n.gpu_memory_mib);
   }
-  std::vector<std::string> none;
+  const std::vector<sched::WaitReason> none;
   for (std::size_t j = 0; j < state.jobs.size(); ++j) {
     const JobId id(static_cast<JobId::value_type>(j));
     const model::Job& job = state.jobs[id];
@@ -50,15 +53,15 @@ void PendingReasons::observe(const sched::Session& ssn) {
     if (pipelined > 0 && job.queue.valid()) now_[job.queue_name]["releasing"] += pipelined;
     if (pending == 0 || !job.queue.valid()) continue;
     auto it = ssn.fit_errors.find(id);
-    const std::vector<std::string>& why = it == ssn.fit_errors.end() ? none : it->second;
+    const std::vector<sched::WaitReason>& why = it == ssn.fit_errors.end() ? none : it->second;
     const auto& gpu = (*sched::queue_shares(ssn))[job.queue][Resource::GPU];
     std::string reason;
-    if (mentions(why, "OverLimit")) {
+    using sched::WaitCause;
+    if (has(why, {WaitCause::OverLimit})) {
       reason = "OverLimit";
-    } else if (mentions(why, "NonPreemptibleOverQuota")) {
+    } else if (has(why, {WaitCause::NonPreemptibleOverQuota})) {
       reason = "OverQuota";
-    } else if (!gpu_job || mentions(why, "didn't match") || mentions(why, "taint") || mentions(why, "gang") ||
-               mentions(why, "unschedulable")) {
+    } else if (!gpu_job || has(why, {WaitCause::NodeRules, WaitCause::Gang, WaitCause::Queue})) {
       reason = "other";
     } else if (free_gpus + 1e-9 >= gpus) {
       // The GPUs are free, just not together on one node (or one device).

@@ -10,9 +10,14 @@
 
 namespace sim::api {
 
-/// Runs the cycle and returns the JSON report (with a trailing newline). Throws InputError for
-/// bad snapshots; warnings go to `diagnostics`.
+enum class CycleFormat {
+  Json,   ///< the report of docs/cycle.md
+  Table,  ///< the same decisions as tables for people, with each queue's quota and limit
+};
+
+/// Runs the cycle and returns the report (with a trailing newline). Throws InputError for bad
+/// snapshots; warnings go to `diagnostics`.
 std::string run_cycle_report(const std::vector<io::SnapshotSource>& sources, const io::SnapshotOptions& options,
-                             Diagnostics& diagnostics);
+                             Diagnostics& diagnostics, CycleFormat format = CycleFormat::Json);
 
 }  // namespace sim::api

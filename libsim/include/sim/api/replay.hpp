@@ -32,6 +32,16 @@ struct StopRule {
   double limit = 0;
 };
 
+/// Where a running replay is, for a progress display.
+struct ReplayProgress {
+  std::int64_t now_ms = 0;     ///< virtual time reached
+  std::int64_t end_ms = 0;     ///< the scenario's duration (a drained replay may end sooner)
+  std::size_t cycles = 0;      ///< scheduling cycles so far
+  std::size_t pods_submitted = 0;
+  std::size_t pods_done = 0;   ///< pods that completed or left the cluster
+  bool finished = false;       ///< the last call, once the replay has ended
+};
+
 struct ReplayOptions {
   std::string scenario_path;  ///< file to read; with `scenario_text` set, only its name in messages
   std::string scenario_text;  ///< the scenario itself when it does not come from a file
@@ -46,13 +56,13 @@ struct ReplayOptions {
   std::function<bool()> poll;
   /// Read and check the scenario and every object it names, then stop: no cycle, no output.
   bool validate_only = false;
-  /// Show "replay N%" on a terminal's stderr during long replays (a planner running many
-  /// replays at once turns it off and shows its own).
-  bool progress = true;
   /// Fill ReplayResult::pending_reasons (costs a pass over the jobs after each full cycle).
   bool pending_reasons = false;
   /// Stop after the first cycle at which one of these holds (StopRule); the outputs then end there.
   std::vector<StopRule> stop_rules;
+  /// Called about ten times per second of wall time while the replay runs, and once at the end
+  /// (empty: not called). It must not throw.
+  std::function<void(const ReplayProgress&)> progress;
 };
 
 /// One failed expectation, readable as "at 65s: queue team-vision allocated GPU is 0, want 0.33".

@@ -146,6 +146,8 @@ class Node {
   bool task_fits(const Task& task, const ResourceVec& available, bool include_releasing) const;
   /// The resources `task_fits` finds short, comma-separated ("cpu, gpu"); empty when none is.
   std::string lacking(const Task& task, const ResourceVec& available, bool include_releasing) const;
+  /// The same resources one by one ("gpu", "cpu", "nvidia.com/mig-1g.5gb"), for typed reasons.
+  std::vector<std::string> shortfalls(const Task& task, const ResourceVec& available, bool include_releasing) const;
   /// GetRequiredInitQuota: the task's request with the GPU entry converted through this node's
   /// memory (count * portion(memory(request))).
   ResourceVec required_init_quota(const Task& task) const;

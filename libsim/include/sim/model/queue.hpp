@@ -27,6 +27,7 @@ struct QuotaSpec {
   double quota = 0;              ///< guaranteed ("deserved")
   double limit = 0;              ///< hard cap ("maxAllowed"); 0 = nothing may be allocated
   double over_quota_weight = 0;  ///< weight inside a priority bucket; 0 = never over quota
+  bool stated = false;           ///< the manifest has this resource's block (explanations only)
 };
 
 /// A Queue as the scheduler reads it (pkg/apis/scheduling/v2/queue_types.go).

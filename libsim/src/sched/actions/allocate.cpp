@@ -7,6 +7,7 @@
 #include "sim/sched/framework/job_order.hpp"
 #include "sim/sched/framework/job_queue.hpp"
 #include "sim/sched/framework/node_fit.hpp"
+#include "sim/sched/framework/node_misses.hpp"
 
 namespace sim::sched {
 namespace {
@@ -38,8 +39,9 @@ bool allocate_task_to_node(Session& ssn, Statement& stmt, TaskId task_id, NodeId
   return true;
 }
 
+// `misses` (when given) counts why each node refused the task, for the typed reason.
 bool allocate_task(Session& ssn, Statement& stmt, const std::vector<NodeId>& nodes, TaskId task, bool pipeline_only,
-                   std::vector<std::string>& reasons) {
+                   std::vector<std::string>& reasons, NodeMisses* misses) {
   if (std::string why = ssn.pre_predicate(ssn.state.tasks[task]); !why.empty()) {
     reasons.push_back(std::move(why));
     return false;
@@ -48,6 +50,7 @@ bool allocate_task(Session& ssn, Statement& stmt, const std::vector<NodeId>& nod
   for (NodeId node; order.next(node);) {
     std::string why;
     if (!fitting_node(ssn, task, node, &why)) {
+      if (misses) misses->note(ssn, task, node);
       reasons.push_back(std::move(why));
       continue;
     }
@@ -64,9 +67,11 @@ std::string summarize(const std::vector<std::string>& reasons) {
 }
 
 // handleFailedTaskAllocation: the gang prefix when the task's PodSet is still short of its
-// minimum (`index` pods of it placed so far), then kaisim's plain-words reasons.
-std::string fit_error(const Session& ssn, const JobView& view, const model::Task& task, std::size_t index,
-                      const std::vector<std::string>& reasons) {
+// minimum (`index` pods of it placed so far), then kaisim's plain-words reasons; typed from the
+// nodes' misses.
+WaitReason fit_error(const Session& ssn, const JobView& view, const model::Task& task, std::size_t index,
+                     const std::vector<std::string>& reasons, const NodeMisses& misses) {
+  WaitReason why = misses.reason(task);
   bool gang = false;
   for (const model::PodSet& p : view.groups->pod_sets) gang = gang || p.min_available > 1;
   const model::PodSet* pod_set = pod_set_of(view, task);
@@ -74,6 +79,8 @@ std::string fit_error(const Session& ssn, const JobView& view, const model::Task
   if (gang && pod_set != nullptr) {
     const PodSetCounts counts(ssn, view);
     if (counts.active_used[static_cast<std::size_t>(task.pod_set)] < pod_set->min_available) {
+      why.gang_min = static_cast<int>(pod_set->min_available);
+      why.gang_ready = static_cast<int>(index);
       const std::string wanted = std::to_string(pod_set->min_available);
       message = view.groups->declared
                     ? "Resources were found for " + std::to_string(index) + " pods from all sub-groups while sub-group " +
@@ -82,7 +89,16 @@ std::string fit_error(const Session& ssn, const JobView& view, const model::Task
                           " are required for gang scheduling. ";
     }
   }
-  return message + "Pod " + task.key() + " fits no node: " + summarize(reasons);
+  if (reasons.size() > static_cast<std::size_t>(why.nodes)) why.cause = WaitCause::Other;  // a pre-predicate refused it
+  why.message = message + "Pod " + task.key() + " fits no node: " + summarize(reasons);
+  return why;
+}
+
+WaitReason topology_reason(const std::string& why) {
+  WaitReason reason;
+  reason.cause = WaitCause::Topology;
+  reason.message = why;
+  return reason;
 }
 
 // AllocateJob's walk (actions/common/allocate.go allocateSubGroupSet, allocatePodSet): each set
@@ -146,7 +162,7 @@ class JobPlacement {
     if (ssn_.hooks.subset_nodes.empty() || scope.constraint.empty()) return attempt(nodes);
     std::string why;
     const auto sets = ssn_.subset_nodes(view_.id, scope, tasks, nodes, why);
-    if (!why.empty() && !pipeline_only_) ssn_.record_fit_error(view_.id, why);
+    if (!why.empty() && !pipeline_only_) ssn_.record_fit_error(view_.id, topology_reason(why));
     if (!sets) return false;
     for (const std::vector<NodeId>& ns : *sets) {
       const std::size_t cp = stmt_.checkpoint();
@@ -158,8 +174,11 @@ class JobPlacement {
 
   bool place_task(TaskId id, std::size_t index, const std::vector<NodeId>& nodes) {
     std::vector<std::string> reasons;
-    if (allocate_task(ssn_, stmt_, nodes, id, pipeline_only_, reasons)) return true;
-    if (!pipeline_only_) ssn_.record_fit_error(view_.id, fit_error(ssn_, view_, ssn_.state.tasks[id], index, reasons));
+    NodeMisses misses;
+    if (allocate_task(ssn_, stmt_, nodes, id, pipeline_only_, reasons, pipeline_only_ ? nullptr : &misses)) return true;
+    if (!pipeline_only_) {
+      ssn_.record_fit_error(view_.id, fit_error(ssn_, view_, ssn_.state.tasks[id], index, reasons, misses));
+    }
     return false;
   }
 

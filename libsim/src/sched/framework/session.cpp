@@ -199,9 +199,10 @@ std::string Session::new_gpu_group_id(const model::Node& node) {
   return node.name + "-gpu-" + std::to_string(state.next_gpu_group++);
 }
 
-void Session::record_fit_error(JobId job, std::string message) {
+void Session::record_fit_error(JobId job, WaitReason reason) {
   auto& errors = fit_errors[job];
-  if (std::find(errors.begin(), errors.end(), message) == errors.end()) errors.push_back(std::move(message));
+  auto same = [&](const WaitReason& r) { return r.message == reason.message; };
+  if (std::find_if(errors.begin(), errors.end(), same) == errors.end()) errors.push_back(std::move(reason));
 }
 
 std::unique_ptr<Plugin> PluginRegistry::build(const model::PluginOption& option) const {

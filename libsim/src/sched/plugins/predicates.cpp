@@ -115,7 +115,7 @@ class Predicates final : public Plugin {
         return false;
       };
       if (CapacityVerdict over = s.task_on_node_over_capacity(task_id, node_id)) {
-        return fail("node does not have enough capacity: " + *over);
+        return fail("node does not have enough capacity: " + over->message);
       }
       if (std::string r = resources_type(task, node); !r.empty()) return fail(r);
       if (task.gpu.memory_mib > 0 && !node.gpu_memory_synced) {

@@ -103,6 +103,22 @@ int sign(bool left_first) { return left_first ? -1 : 1; }
 
 std::string number(double v) { return go_json_number(v); }
 
+// The typed part of a capacity verdict (KAI's QuotaDetails): which queue, resource and numbers,
+// and whether the Queue states that resource at all (an omitted block reads as 0).
+WaitReason capacity_reason(const Session& ssn, WaitCause cause, QueueId q, Resource r, double bound, double allocated,
+                           double requested) {
+  WaitReason why;
+  why.cause = cause;
+  why.queue = ssn.state.queue_tree.uid(q);
+  why.resource = r;
+  why.bound = bound;
+  why.allocated = allocated;
+  why.requested = requested;
+  const model::QueueSpec& spec = ssn.state.queues[q];
+  why.stated = r == Resource::GPU ? spec.gpu.stated : r == Resource::CPU ? spec.cpu.stated : spec.memory.stated;
+  return why;
+}
+
 CapacityVerdict check_capacity(const Session& ssn, const Shares& queues, JobId job_id, const ResourceVec& requested,
                                bool limits, bool quota) {
   const model::Job& job = ssn.state.jobs[job_id];
@@ -113,9 +129,11 @@ CapacityVerdict check_capacity(const Session& ssn, const Shares& queues, JobId j
         const double want = at(requested, r);
         if (s.max_allowed == kUnlimited || want == 0) continue;
         if (s.max_allowed < s.allocated + want) {
-          return "OverLimit: queue " + ssn.state.queue_tree.uid(q) + " would exceed its " +
-                 std::string(resource_name(r)) + " limit (limit " + number(s.max_allowed) + ", allocated " +
-                 number(s.allocated) + ", requested " + number(want) + ")";
+          WaitReason why = capacity_reason(ssn, WaitCause::OverLimit, q, r, s.max_allowed, s.allocated, want);
+          why.message = "OverLimit: queue " + why.queue + " would exceed its " + std::string(resource_name(r)) +
+                        " limit (limit " + number(s.max_allowed) + ", allocated " + number(s.allocated) +
+                        ", requested " + number(want) + ")";
+          return why;
         }
       }
     }
@@ -127,10 +145,13 @@ CapacityVerdict check_capacity(const Session& ssn, const Shares& queues, JobId j
         const double want = at(requested, r);
         if (s.deserved == kUnlimited || want == 0) continue;
         if (s.deserved < s.allocated_not_preemptible + want) {
-          return "NonPreemptibleOverQuota: non-preemptible job would take queue " + ssn.state.queue_tree.uid(q) +
-                 " over its " + std::string(resource_name(r)) + " quota (quota " + number(s.deserved) +
-                 ", allocated non-preemptible " + number(s.allocated_not_preemptible) + ", requested " +
-                 number(want) + ")";
+          WaitReason why = capacity_reason(ssn, WaitCause::NonPreemptibleOverQuota, q, r, s.deserved,
+                                           s.allocated_not_preemptible, want);
+          why.message = "NonPreemptibleOverQuota: non-preemptible job would take queue " + why.queue + " over its " +
+                        std::string(resource_name(r)) + " quota (quota " + number(s.deserved) +
+                        ", allocated non-preemptible " + number(s.allocated_not_preemptible) + ", requested " +
+                        number(want) + ")";
+          return why;
         }
       }
     }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/model/cluster.hpp"
+#include "sim/sched/framework/wait_reason.hpp"
 
 namespace sim::sched {
 
@@ -17,9 +18,9 @@ class Session;
 struct JobView;
 struct Scenario;
 
-/// Why a job or task cannot be placed within a capacity; nullopt when it can. The text names the
-/// queue, the resource and the numbers.
-using CapacityVerdict = std::optional<std::string>;
+/// Why a job or task cannot be placed within a capacity; nullopt when it can. The reason names
+/// the queue, the resource and the numbers, typed and in its message.
+using CapacityVerdict = std::optional<WaitReason>;
 
 /// A plugin's NodePreOrderFn and NodeOrderFn over all the nodes offered to one task at once (one
 /// call per task and plugin, not per node, so the per-node work stays inlined in the plugin).

@@ -65,8 +65,9 @@ class Session {
   std::vector<BindDecision> binds;
   std::vector<PipelineDecision> pipelines;
   std::vector<EvictionDecision> evictions;
-  /// Why each job that stayed pending could not be placed, in plain words (latest first wins).
-  std::unordered_map<JobId, std::vector<std::string>> fit_errors;
+  /// Why each job that stayed pending could not be placed, typed and in plain words, in the order
+  /// found (one entry per distinct message).
+  std::unordered_map<JobId, std::vector<WaitReason>> fit_errors;
 
   model::Task& task(TaskId id) { return state.tasks[id]; }
   model::Job& job(JobId id) { return state.jobs[id]; }
@@ -122,7 +123,7 @@ class Session {
   /// The task's request as proportion quantities: CPU, memory, and GPUs plus MIG slices.
   static ResourceVec quantify_request(const model::Task& task);
 
-  void record_fit_error(JobId job, std::string message);
+  void record_fit_error(JobId job, WaitReason reason);
 
   /// Every job, by PodGroup name: the fixed order kaisim uses where KAI iterates its job map.
   const std::vector<JobId>& jobs_by_name() const { return jobs_by_name_; }
