@@ -92,7 +92,9 @@ std::vector<TaskId> from_pod_set(const Session& ssn, const JobView& job, std::in
     const model::Task& task = ssn.state.tasks[t];
     if (task.pod_set == p && should_allocate(task, real)) q.push_back(t);
   }
-  std::sort(q.begin(), q.end(), [&](TaskId a, TaskId b) { return ssn.task_before(ssn.state.tasks[a], ssn.state.tasks[b]); });
+  if (q.size() > 1) {
+    std::sort(q.begin(), q.end(), [&](TaskId a, TaskId b) { return ssn.task_before(ssn.state.tasks[a], ssn.state.tasks[b]); });
+  }
   const std::int64_t min = job.groups->pod_sets[at(p)].min_available;
   const std::int64_t n = active >= min ? std::min<std::int64_t>(static_cast<std::int64_t>(q.size()), 1) : min - active;
   q.resize(std::min(q.size(), static_cast<std::size_t>(n)));
