@@ -206,7 +206,7 @@ bool ready(const SubGroupTree& tree, const PodSetCounts& c, int set) {
 
 JobView full_view(const Session& ssn, JobId job) {
   const model::Job& j = ssn.state.jobs[job];
-  return JobView{job, j.tasks, j.groups};
+  return JobView{job, j.tasks, j.groups, {}};
 }
 
 PodSetCounts::PodSetCounts(const Session& ssn, const std::vector<TaskId>& tasks, const model::SubGroupTree& groups) {
@@ -386,7 +386,7 @@ int min_available_state(const Session& ssn, const JobView& job) {
 }
 
 JobView partial_view(const Session& ssn, JobId job, std::vector<TaskId> tasks) {
-  JobView view{job, std::move(tasks), ssn.state.jobs[job].groups};
+  JobView view{job, std::move(tasks), ssn.state.jobs[job].groups, {}};
   const PodSetCounts c(ssn, view);
   auto lowered = std::make_shared<SubGroupTree>(*view.groups);
   for (std::size_t p = 0; p < c.all.size(); ++p) {
