@@ -16,10 +16,6 @@ JobQueue::JobQueue(Session& ssn, bool victim_mode) : ssn_(ssn), victim_mode_(vic
 
 JobQueue::~JobQueue() = default;
 
-void JobQueue::initialize(const std::vector<JobView>& views) {
-  for (const JobView& v : views) push(v);
-}
-
 bool JobQueue::empty() const { return !roots_ || roots_->empty(); }
 
 std::unique_ptr<GoHeap<JobQueue::NodePtr>> JobQueue::make_node_heap() {

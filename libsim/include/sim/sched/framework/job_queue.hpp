@@ -21,9 +21,6 @@ class JobQueue {
   JobQueue(const JobQueue&) = delete;
   JobQueue& operator=(const JobQueue&) = delete;
 
-  /// InitializeWithJobs: every view whose job sits in a leaf queue, in the given order (callers
-  /// pass name order; KAI iterates a map).
-  void initialize(const std::vector<JobView>& views);
   bool empty() const;
   JobView pop();
   /// PushJob: jobs of missing or non-leaf queues are ignored.
