@@ -2,6 +2,8 @@
 // (pkg/scheduler/actions/benchmark_test.go, integration_tests/reclaim/reclaim_benchmark_test.go):
 //   BM_Allocate/N/J      N nodes x 8 GPUs, J pending one-GPU jobs over 4 queues in 2 departments
 //   BM_FullCycle/N/J     the same cluster through all five actions
+//   BM_FullCycleMixed/N/J  all five actions on KAI's mixed shape: every other job Running on node
+//                          j % N (createBenchmarkTopologyWithMixedJobs), the others pending
 //   BM_ReclaimLargeJobs/N  N nodes full of one-GPU jobs of a queue without quota; a job of N/10
 //                          eight-GPU pods in a queue that deserves everything reclaims
 //   BM_AllocateDra/N/J   N nodes publishing 8 GPUs each in a ResourceSlice, half of them held by
@@ -64,6 +66,19 @@ sim::model::ClusterState pending_cluster(int nodes, int jobs) {
   text += queue_yaml("dept-a", "", total / 2, total / 2) + queue_yaml("dept-b", "", total / 2, total / 2);
   for (int q = 0; q < 4; ++q) text += queue_yaml("queue-" + std::to_string(q), q < 2 ? "dept-a" : "dept-b", total / 4, 1);
   for (int j = 0; j < jobs; ++j) text += pod_yaml("job-" + std::to_string(j), "queue-" + std::to_string(j % 4), 1, "");
+  return load(text);
+}
+
+sim::model::ClusterState mixed_cluster(int nodes, int jobs) {
+  std::string text;
+  for (int i = 0; i < nodes; ++i) text += node_yaml("node-" + std::to_string(i));
+  const double total = nodes * 8.0;
+  text += queue_yaml("dept-a", "", total / 2, total / 2) + queue_yaml("dept-b", "", total / 2, total / 2);
+  for (int q = 0; q < 4; ++q) text += queue_yaml("queue-" + std::to_string(q), q < 2 ? "dept-a" : "dept-b", total / 4, 1);
+  for (int j = 0; j < jobs; ++j) {
+    const std::string node = j % 2 == 0 ? "node-" + std::to_string(j % nodes) : "";
+    text += pod_yaml("job-" + std::to_string(j), "queue-" + std::to_string(j % 4), 1, node);
+  }
   return load(text);
 }
 
@@ -146,17 +161,22 @@ void run(benchmark::State& state, const sim::model::ClusterState& initial, const
 void BM_Allocate(benchmark::State& state) {
   run(state, pending_cluster(static_cast<int>(state.range(0)), static_cast<int>(state.range(1))), "allocate");
 }
-BENCHMARK(BM_Allocate)->Args({10, 50})->Args({50, 200})->Args({100, 500})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Allocate)->Args({10, 50})->Args({50, 200})->Args({100, 500})->Args({1000, 5000})->Unit(benchmark::kMillisecond);
 
 void BM_FullCycle(benchmark::State& state) {
   run(state, pending_cluster(static_cast<int>(state.range(0)), static_cast<int>(state.range(1))), "");
 }
 BENCHMARK(BM_FullCycle)->Args({10, 50})->Args({100, 500})->Unit(benchmark::kMillisecond);
 
+void BM_FullCycleMixed(benchmark::State& state) {
+  run(state, mixed_cluster(static_cast<int>(state.range(0)), static_cast<int>(state.range(1))), "");
+}
+BENCHMARK(BM_FullCycleMixed)->Args({100, 500})->Args({500, 2500})->Args({1000, 5000})->Unit(benchmark::kMillisecond);
+
 void BM_ReclaimLargeJobs(benchmark::State& state) {
   run(state, reclaim_cluster(static_cast<int>(state.range(0))), "reclaim");
 }
-BENCHMARK(BM_ReclaimLargeJobs)->Arg(10)->Arg(100)->Arg(1000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ReclaimLargeJobs)->Arg(10)->Arg(100)->Arg(200)->Arg(500)->Arg(1000)->Unit(benchmark::kMillisecond);
 
 void BM_AllocateDra(benchmark::State& state) {
   run(state, dra_cluster(static_cast<int>(state.range(0)), static_cast<int>(state.range(1))), "allocate");

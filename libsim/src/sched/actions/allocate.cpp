@@ -12,6 +12,9 @@
 namespace sim::sched {
 namespace {
 
+// How many nodes' reasons a fit error words (summarize); the others are only counted.
+constexpr std::size_t kWordedReasons = 8;
+
 bool allocate_shared_gpu_task(Session& ssn, Statement& stmt, TaskId task_id, NodeId node_id, bool pipeline_only) {
   model::Task& task = ssn.state.tasks[task_id];
   std::optional<GpuChoice> choice = preferable_gpus(ssn, ssn.state.nodes[node_id], task, pipeline_only, true);
@@ -48,8 +51,10 @@ bool allocate_task(Session& ssn, Statement& stmt, const std::vector<NodeId>& nod
   }
   NodeOrder order = ordered_nodes(ssn, task, nodes);
   for (NodeId node; order.next(node);) {
+    // summarize() words the first kWordedReasons reasons and counts the rest: those are not
+    // worded (an empty entry each), which is most of the time of a pod that fits nowhere.
     std::string why;
-    if (!fitting_node(ssn, task, node, &why)) {
+    if (!fitting_node(ssn, task, node, reasons.size() < kWordedReasons ? &why : nullptr)) {
       if (misses) misses->note(ssn, task, node);
       reasons.push_back(std::move(why));
       continue;
@@ -61,8 +66,8 @@ bool allocate_task(Session& ssn, Statement& stmt, const std::vector<NodeId>& nod
 
 std::string summarize(const std::vector<std::string>& reasons) {
   std::string out;
-  for (std::size_t i = 0; i < reasons.size() && i < 8; ++i) out += (i ? "; " : "") + reasons[i];
-  if (reasons.size() > 8) out += "; and " + std::to_string(reasons.size() - 8) + " more node(s)";
+  for (std::size_t i = 0; i < reasons.size() && i < kWordedReasons; ++i) out += (i ? "; " : "") + reasons[i];
+  if (reasons.size() > kWordedReasons) out += "; and " + std::to_string(reasons.size() - kWordedReasons) + " more node(s)";
   return out.empty() ? "no nodes" : out;
 }
 

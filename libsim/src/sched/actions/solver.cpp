@@ -135,7 +135,7 @@ class ScenarioBuilder {
     const std::vector<TaskId> tasks = tasks_to_evict(ssn_, victim, more);
     for (TaskId t : tasks) {
       if (recorded_set_.contains(t)) {
-        JobView rest{victim.id, {}, victim.groups};
+        JobView rest{victim.id, {}, victim.groups, {}};
         for (TaskId x : victim.tasks) {
           if (!recorded_set_.contains(x)) rest.tasks.push_back(x);
         }
@@ -144,7 +144,7 @@ class ScenarioBuilder {
       }
     }
     if (more && !tasks.empty()) {
-      JobView rest{victim.id, {}, victim.groups};
+      JobView rest{victim.id, {}, victim.groups, {}};
       for (TaskId x : victim.tasks) {
         if (std::find(tasks.begin(), tasks.end(), x) == tasks.end()) rest.tasks.push_back(x);
       }
@@ -426,7 +426,7 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
         for (std::size_t g = 0; g < groups.size(); ++g) {
           if (std::find(groups[g].begin(), groups[g].end(), t) == groups[g].end()) continue;
           if (taken.insert({j, g}).second) {
-            result.victim_jobs.push_back(JobView{j, groups[g], ssn_.state.jobs[j].groups});
+            result.victim_jobs.push_back(JobView{j, groups[g], ssn_.state.jobs[j].groups, {}});
           }
           break;
         }

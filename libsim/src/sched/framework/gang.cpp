@@ -92,7 +92,9 @@ std::vector<TaskId> from_pod_set(const Session& ssn, const JobView& job, std::in
     const model::Task& task = ssn.state.tasks[t];
     if (task.pod_set == p && should_allocate(task, real)) q.push_back(t);
   }
-  std::sort(q.begin(), q.end(), [&](TaskId a, TaskId b) { return ssn.task_before(ssn.state.tasks[a], ssn.state.tasks[b]); });
+  if (q.size() > 1) {
+    std::sort(q.begin(), q.end(), [&](TaskId a, TaskId b) { return ssn.task_before(ssn.state.tasks[a], ssn.state.tasks[b]); });
+  }
   const std::int64_t min = job.groups->pod_sets[at(p)].min_available;
   const std::int64_t n = active >= min ? std::min<std::int64_t>(static_cast<std::int64_t>(q.size()), 1) : min - active;
   q.resize(std::min(q.size(), static_cast<std::size_t>(n)));
@@ -204,7 +206,7 @@ bool ready(const SubGroupTree& tree, const PodSetCounts& c, int set) {
 
 JobView full_view(const Session& ssn, JobId job) {
   const model::Job& j = ssn.state.jobs[job];
-  return JobView{job, j.tasks, j.groups};
+  return JobView{job, j.tasks, j.groups, {}};
 }
 
 PodSetCounts::PodSetCounts(const Session& ssn, const std::vector<TaskId>& tasks, const model::SubGroupTree& groups) {
@@ -384,7 +386,7 @@ int min_available_state(const Session& ssn, const JobView& job) {
 }
 
 JobView partial_view(const Session& ssn, JobId job, std::vector<TaskId> tasks) {
-  JobView view{job, std::move(tasks), ssn.state.jobs[job].groups};
+  JobView view{job, std::move(tasks), ssn.state.jobs[job].groups, {}};
   const PodSetCounts c(ssn, view);
   auto lowered = std::make_shared<SubGroupTree>(*view.groups);
   for (std::size_t p = 0; p < c.all.size(); ++p) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/core/assert.hpp"
+
 namespace sim::sched {
 bool has_tasks_to_allocate(const Session& ssn, const JobView& job, bool real_allocation) {
   for (TaskId t : job.tasks) {
@@ -21,12 +23,47 @@ ResourceVec request_quantities(const model::Task& t, std::optional<std::int64_t>
   return q;
 }
 
-ResourceVec tasks_to_allocate_quantities(const Session& ssn, const JobView& job) {
+namespace {
+
+ResourceVec plain_tasks_to_allocate_quantities(const Session& ssn, const JobView& job) {
   ResourceVec sum = ResourceVec::Zero();
   for (TaskId id : tasks_to_allocate(ssn, job, false)) {
     sum += request_quantities(ssn.state.tasks[id], ssn.state.min_node_gpu_memory_mib);
   }
   return sum;
+}
+
+std::uint8_t memo_state(const model::Task& t) {
+  return static_cast<std::uint8_t>(static_cast<unsigned>(t.status) | (t.virtual_status ? 0x80U : 0U));
+}
+
+// The memo holds when the view, its tree and every pod's status are what they were: the rest of
+// what the plain computation reads (requests, PodSets, the task order, the nodes' GPU memory)
+// does not change within a session.
+bool memo_holds(const Session& ssn, const JobView& job, const AllocationMemo& m) {
+  if (m.session != &ssn || m.groups != job.groups.get() || m.tasks != job.tasks) return false;
+  for (std::size_t i = 0; i < job.tasks.size(); ++i) {
+    if (m.states[i] != memo_state(ssn.state.tasks[job.tasks[i]])) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+ResourceVec tasks_to_allocate_quantities(const Session& ssn, const JobView& job) {
+  if (job.allocation_memo && memo_holds(ssn, job, *job.allocation_memo)) {
+    SIM_ASSERT((job.allocation_memo->quantities == plain_tasks_to_allocate_quantities(ssn, job)).all());
+    return job.allocation_memo->quantities;
+  }
+  auto memo = std::make_shared<AllocationMemo>();
+  memo->session = &ssn;
+  memo->groups = job.groups.get();
+  memo->tasks = job.tasks;
+  memo->states.reserve(job.tasks.size());
+  for (TaskId t : job.tasks) memo->states.push_back(memo_state(ssn.state.tasks[t]));
+  memo->quantities = plain_tasks_to_allocate_quantities(ssn, job);
+  job.allocation_memo = memo;
+  return memo->quantities;
 }
 
 }  // namespace sim::sched

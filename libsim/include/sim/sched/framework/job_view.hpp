@@ -4,18 +4,34 @@
 // JobView is that. Pods are shared with the session, so status changes are seen through every
 // view.
 
+#include <cstdint>
 #include <memory>
 #include <vector>
+
+#include "sim/core/resource_vec.hpp"
 
 #include "sim/model/task.hpp"
 #include "sim/model/subgroups.hpp"
 
 namespace sim::sched {
 
+/// What tasks_to_allocate_quantities (job_order.hpp) worked out for a view, with everything it
+/// read that can change within a session: the view's pods and tree, and each pod's status. The
+/// job orders ask for it at every heap comparison, mostly of views that have not changed.
+struct AllocationMemo {
+  const void* session = nullptr;
+  const model::SubGroupTree* groups = nullptr;
+  std::vector<TaskId> tasks;
+  std::vector<std::uint8_t> states;  ///< per pod: status, and 0x80 when virtual
+  ResourceVec quantities = ResourceVec::Zero();
+};
+
 struct JobView {
   JobId id = JobId::invalid();
   std::vector<TaskId> tasks;
   std::shared_ptr<const model::SubGroupTree> groups;  ///< the job's, or a copy with lower minimums
+  /// Shared by copies of the view; checked against the view before it is used.
+  mutable std::shared_ptr<AllocationMemo> allocation_memo;
   bool valid() const { return id.valid(); }
 };
 

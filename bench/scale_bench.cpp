@@ -1,0 +1,118 @@
+// Production scale: clusters from `kaisim gen cluster` (docs/cluster-gen.md) at 100, 1,000, 4,000
+// and 10,000 nodes with 35 pods per node (5% of them pending, a twentieth: 7,000 at 4,000 nodes):
+//   BM_Ingest/N          KAI's snapshot.json of that cluster to the cluster state (load_snapshot),
+//                        as `kaisim cycle` reads it; counter MB/s of JSON
+//   BM_Cycle/N           one full cycle (allocate, consolidation, reclaim, preempt, stale gangs) on
+//                        a copy of that state
+//   BM_CyclePending/N    the same cluster with 10 pending pods per node (40,000 at 4,000 nodes)
+//   BM_ReplayDay/N       `kaisim replay` of the generated scenario: that state, then a day of
+//                        arrivals at one cycle a second (86,400 cycles)
+// Counters: pods, decisions (binds, pipelines, evictions of the cycle), bytes_per_pod (heap of
+// one copy of the state over its pods, glibc's mallinfo2). The clusters are generated once per
+// size and kept for the process.
+//   build/bin/scale_bench --benchmark_filter='BM_Ingest|BM_Cycle'
+
+#include <benchmark/benchmark.h>
+#include <malloc.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+
+#include "sim/api/cluster_gen.hpp"
+#include "sim/api/replay.hpp"
+#include "sim/io/snapshot.hpp"
+#include "sim/sched/cycle.hpp"
+
+namespace {
+
+struct Cluster {
+  sim::api::GeneratedCluster files;
+  sim::model::ClusterState state;
+};
+
+// Generated and read once per (nodes, pending pods per node).
+const Cluster& cluster(int nodes, int pending_per_node) {
+  static std::map<std::pair<int, int>, std::unique_ptr<Cluster>> cache;
+  auto& slot = cache[{nodes, pending_per_node}];
+  if (!slot) {
+    sim::api::ClusterGenOptions options;
+    options.nodes = nodes;
+    if (pending_per_node > 0) options.pending_pods = nodes * pending_per_node;
+    slot = std::make_unique<Cluster>();
+    slot->files = sim::api::generate_cluster(options);
+    sim::Diagnostics d;
+    slot->state = sim::io::load_snapshot({{slot->files.files.at("snapshot.json"), "snapshot.json"}}, {}, d);
+  }
+  return *slot;
+}
+
+double bytes_per_pod(const sim::model::ClusterState& state) {
+  const std::size_t before = mallinfo2().uordblks;
+  const sim::model::ClusterState copy = state;
+  const std::size_t held = mallinfo2().uordblks - before;
+  return static_cast<double>(held) / static_cast<double>(std::max<std::size_t>(copy.tasks.size(), 1));
+}
+
+void BM_Ingest(benchmark::State& state) {
+  const Cluster& c = cluster(static_cast<int>(state.range(0)), 0);
+  const std::string& json = c.files.files.at("snapshot.json");
+  for (auto _ : state) {
+    sim::Diagnostics d;
+    sim::model::ClusterState s = sim::io::load_snapshot({{json, "snapshot.json"}}, {}, d);
+    benchmark::DoNotOptimize(s.tasks.size());
+  }
+  state.counters["pods"] = static_cast<double>(c.state.tasks.size());
+  state.counters["MB/s"] = benchmark::Counter(static_cast<double>(json.size()) * static_cast<double>(state.iterations()) / 1e6,
+                                              benchmark::Counter::kIsRate);
+}
+
+void run_cycle(benchmark::State& state, const Cluster& c) {
+  std::size_t decisions = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    sim::model::ClusterState copy = c.state;
+    state.ResumeTiming();
+    sim::sched::Session ssn = sim::sched::run_cycle(copy);
+    decisions = ssn.binds.size() + ssn.pipelines.size() + ssn.evictions.size();
+    benchmark::DoNotOptimize(decisions);
+  }
+  state.counters["pods"] = static_cast<double>(c.state.tasks.size());
+  state.counters["decisions"] = static_cast<double>(decisions);
+  state.counters["bytes_per_pod"] = bytes_per_pod(c.state);
+}
+
+void BM_Cycle(benchmark::State& state) { run_cycle(state, cluster(static_cast<int>(state.range(0)), 0)); }
+void BM_CyclePending(benchmark::State& state) { run_cycle(state, cluster(static_cast<int>(state.range(0)), 10)); }
+
+void BM_ReplayDay(benchmark::State& state) {
+  const Cluster& c = cluster(static_cast<int>(state.range(0)), 0);
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("kaisim-bench-cluster-" + std::to_string(state.range(0)));
+  std::filesystem::create_directories(dir);
+  for (const auto& [name, text] : c.files.files) std::ofstream(dir / name, std::ios::binary) << text;
+  sim::api::ReplayOptions options;
+  options.scenario_path = (dir / "scenario.yaml").string();
+  std::size_t cycles = 0, reused = 0;
+  for (auto _ : state) {
+    sim::Diagnostics diagnostics;
+    const sim::api::ReplayResult result = sim::api::run_replay(options, diagnostics);
+    cycles = result.cycles;
+    reused = result.cycles_reused;
+    benchmark::DoNotOptimize(result.outputs);
+  }
+  std::filesystem::remove_all(dir);
+  state.counters["pods"] = static_cast<double>(c.state.tasks.size());
+  state.counters["cycles"] = static_cast<double>(cycles);
+  state.counters["computed"] = static_cast<double>(cycles - reused);
+}
+
+}  // namespace
+
+BENCHMARK(BM_Ingest)->Arg(100)->Arg(1000)->Arg(4000)->Arg(10000)->Unit(benchmark::kMillisecond)->MinTime(1);
+BENCHMARK(BM_Cycle)->Arg(100)->Arg(1000)->Arg(4000)->Arg(10000)->Unit(benchmark::kMillisecond)->MinTime(1);
+BENCHMARK(BM_CyclePending)->Arg(100)->Arg(1000)->Arg(4000)->Arg(10000)->Unit(benchmark::kMillisecond)->MinTime(1);
+BENCHMARK(BM_ReplayDay)->Arg(100)->Arg(1000)->Unit(benchmark::kSecond)->Iterations(1);
+
+BENCHMARK_MAIN();

@@ -1,0 +1,56 @@
+"""`kaisim gen cluster`: the same seed gives the same bytes, and `kaisim cycle` schedules the
+snapshot it writes."""
+import json
+import re
+
+
+def gen(kaisim, out, *args):
+    return kaisim("gen", "cluster", "--out", out, "--nodes", "40", *args, timeout=120)
+
+
+def test_same_seed_same_bytes_and_another_seed_another_cluster(kaisim, tmp_path):
+    a, b, c = tmp_path / "a", tmp_path / "b", tmp_path / "c"
+    assert gen(kaisim, a, "--seed", "5").returncode == 0
+    assert gen(kaisim, b, "--seed", "5").returncode == 0
+    assert gen(kaisim, c, "--seed", "6").returncode == 0
+    names = ["arrivals.csv", "cluster.yaml", "scenario.yaml", "snapshot.json"]
+    assert sorted(p.name for p in a.iterdir()) == [".kaisim-output", *names]
+    for name in names:
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+    assert (a / "snapshot.json").read_bytes() != (c / "snapshot.json").read_bytes()
+
+
+def test_cycle_reads_the_snapshot_it_writes(kaisim, tmp_path):
+    out = tmp_path / "c"
+    run = gen(kaisim, out, "--pods", "1400", "--pending-pods", "200", "--queues", "12", "--levels", "2")
+    assert run.returncode == 0, run.stderr
+    counts = re.search(r"(\d+) nodes, \d+ GPUs, (\d+) queues, (\d+) pods \((\d+) running, \d+ of them system pods; "
+                       r"(\d+) pending in (\d+) jobs", run.stdout)
+    assert counts, run.stdout
+    nodes, queues, pods, running, pending, jobs = map(int, counts.groups())
+    assert (nodes, pods, running + pending, pending) == (40, 1400, 1400, 200)
+
+    snapshot = json.loads((out / "snapshot.json").read_text())
+    raw = snapshot["rawObjects"]
+    assert len(raw["nodes"]) == 40 and len(raw["pods"]) == 1400
+    assert sum(1 for p in raw["pods"] if p["status"]["phase"] == "Pending") == 200
+    leaves = [q for q in raw["queues"] if q["metadata"]["name"].startswith("queue-")]
+    assert len(leaves) == 12 == queues - sum(1 for q in raw["queues"] if q["metadata"]["name"].startswith("dept-"))
+
+    run = kaisim("cycle", "-o", "json", out / "snapshot.json", timeout=120)
+    assert run.returncode == 0, run.stderr
+    decisions = json.loads(run.stdout)
+    pending_names = {p["metadata"]["name"] for p in raw["pods"] if p["status"]["phase"] == "Pending"}
+    bound = {b["pod"].split("/")[-1] for b in decisions["binds"]}
+    assert bound and bound <= pending_names  # only pending pods are bound, and some are
+    assert set(decisions["queues"]) >= {q["metadata"]["name"] for q in leaves}
+
+
+def test_refuses_a_folder_it_did_not_write_and_bad_sizes(kaisim, tmp_path):
+    (tmp_path / "notes.txt").write_text("keep me")
+    run = gen(kaisim, tmp_path)
+    assert run.returncode == 2
+    assert (tmp_path / "notes.txt").read_text() == "keep me"
+    run = gen(kaisim, tmp_path / "x", "--pods", "100")
+    assert run.returncode == 2 and "pods: must be between 160" in run.stderr
+    assert not (tmp_path / "x").exists()
