@@ -21,6 +21,10 @@ def test_snapshot_apply_diff_watch_from_python(suffix, cleanup, namespace, tmp_p
     assert list(done["name"])[0] == names["ml-org"] and set(done["outcome"]) == {"created"}
 
     kubectl("apply", "-n", namespace, "-f", "-", stdin=runbook.pod_manifest("vision", suffix, node="l40s-0"))
+    # As the CLI's test does: the prediction is read once kwok reports the pod Running (until then
+    # it is a Pending pod with a node, which the prediction does not count as allocated yet).
+    kubectl("wait", "--for=jsonpath={.status.phase}=Running", "-n", namespace, "pod/vision-batch-test",
+            "--timeout=30s")
     snap = live.snapshot(path=tmp_path / "snap.json")
     assert {i["metadata"]["name"] for i in snap["items"] if i["kind"] == "Queue"} >= set(names.values())
     assert json.loads((tmp_path / "snap.json").read_text()) == snap
