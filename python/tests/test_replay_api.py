@@ -154,7 +154,7 @@ def test_progress_reports_virtual_time_until_the_end():
     seen = []
     import kaisim._core as core
 
-    raw = core.replay(str(RUNBOOK), "", "", "", False, lambda *a: seen.append(a))
+    raw = core.replay(str(RUNBOOK), "", "", "", False, False, lambda *a: seen.append(a))
     assert raw["cycles"] == 421
     now_ms, end_ms, cycles, submitted, done, finished = seen[-1]
     assert finished and now_ms == end_ms == 420_000 and cycles == 421 and submitted == 6
