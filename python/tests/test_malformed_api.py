@@ -129,10 +129,16 @@ def test_out_dir_never_deletes_a_foreign_file(tmp_path):
 
 def test_ctrl_c_stops_a_long_replay(tmp_path):
     kaisim.gen_trace(tmp_path / "t", pods=8000)  # about 5 s to replay, about 190,000 cycles
+    # Python's own Ctrl-C handler, as a user's interpreter has it: a shell starting the tests in the
+    # background hands them SIGINT ignored, and Python then keeps it ignored.
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
     started = time.monotonic()
     timer.start()
-    with pytest.raises(KeyboardInterrupt):
-        kaisim.replay(tmp_path / "t" / "scenario.yaml")
-    timer.join()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            kaisim.replay(tmp_path / "t" / "scenario.yaml")
+    finally:
+        timer.join()
+        signal.signal(signal.SIGINT, before)
     print(f"interrupted {time.monotonic() - started - 0.5:.3f} s after SIGINT")
