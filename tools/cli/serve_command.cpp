@@ -68,22 +68,32 @@ void handle_simulate(const httplib::Request& req, httplib::Response& res, const 
   if (cors) add_cors_headers(res);
   const std::string too_large = "request body over the limit of " + std::to_string(max_body >> 20) + " MiB (--max-body-mb)";
   const std::string declared = req.get_header_value("Content-Length");
-  if (!declared.empty() && std::strtoull(declared.c_str(), nullptr, 10) > max_body) return send_error(res, 413, too_large);
+  const std::size_t length = declared.empty() ? 0 : std::strtoull(declared.c_str(), nullptr, 10);
+  if (length > max_body) return send_error(res, 413, too_large);
   std::string body;
   std::size_t held = 0;
-  bool over_budget = false, over_limit = false;
-  content([&](const char* data, std::size_t length) {
-    if (held + length > max_body) return !(over_limit = true);  // a chunked body can say no length
-    if (!budget.take(length)) return !(over_budget = true);
-    held += length;
-    body.append(data, length);
-    return true;
-  });
   struct Release {
     BodyBudget& budget;
     const std::size_t& held;
     ~Release() { budget.give(held); }
   } release{budget, held};
+  bool over_budget = false, over_limit = false;
+  // A declared length is taken from the budget and reserved at once (appending a 5 MB body in
+  // 4 KB pieces cost a fifth of the request's time); a chunked body is counted as it comes.
+  if (length > 0) {
+    if (!budget.take(length)) return send_error(res, 503, "server busy: too many request bodies in memory, retry later");
+    held = length;
+    body.reserve(length);
+  }
+  content([&](const char* data, std::size_t piece) {
+    if (body.size() + piece > max_body) return !(over_limit = true);  // a chunked body can say no length
+    if (body.size() + piece > held) {
+      if (!budget.take(body.size() + piece - held)) return !(over_budget = true);
+      held = body.size() + piece;
+    }
+    body.append(data, piece);
+    return true;
+  });
   if (over_limit) return send_error(res, 413, too_large);
   if (over_budget) return send_error(res, 503, "server busy: too many request bodies in memory, retry later");
   sim::Diagnostics diagnostics;

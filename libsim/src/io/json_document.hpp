@@ -14,6 +14,23 @@
 
 namespace sim::io {
 
+/// The line and column (1-based; columns count characters, not bytes) of byte offsets in a text.
+/// Cheapest when asked in increasing order: each line is scanned once.
+class TextLocator {
+ public:
+  explicit TextLocator(std::string_view text) : text_(text) {}
+  SourceLocation locate(std::uint32_t offset, const std::string& file);
+
+ private:
+  std::string_view text_;
+  std::vector<std::uint32_t> line_starts_;  // found on the first question about an earlier offset
+  std::uint32_t cached_offset_ = 0, cached_line_ = 1, cached_column_ = 1;  // the last answer
+};
+
+/// Whether simdjson may read `text` as it is: under 4 GiB, and no NUL byte or control character
+/// (simdjson lets control characters through inside strings; JSON does not).
+bool simdjson_may_read(std::string_view text);
+
 class JsonDocument {
  public:
   enum class Kind : std::uint8_t { kNull, kBool, kNumber, kString, kArray, kObject };
@@ -66,10 +83,7 @@ class JsonDocument {
   std::vector<Value> values_;
   std::vector<Index> children_;
   std::string pool_;  // strings that had escapes, unescaped
-  // where(): line starts, found on first use; the last answer, so queries in document order
-  // cost one pass over each line.
-  mutable std::vector<std::uint32_t> line_starts_;
-  mutable std::uint32_t cached_offset_ = 0, cached_line_ = 0, cached_column_ = 1;
+  mutable TextLocator locator_;  // where()
 };
 
 /// Whether `text` is read as JSON: its first character other than white space (and a byte order

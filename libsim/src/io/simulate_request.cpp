@@ -1,6 +1,8 @@
 #include "sim/io/simulate_request.hpp"
 
+#include "json_document.hpp"
 #include "sim/core/resource_vec.hpp"
+#include "simulate_request_readers.hpp"
 #include "yaml_field.hpp"
 
 namespace sim::io {
@@ -88,6 +90,14 @@ QueueOverrides read_queue(const Field& f, Diagnostics& diagnostics) {
 
 SimulateRequest parse_simulate_request(std::string_view text, const std::string& file,
                                        Diagnostics& diagnostics) {
+  if (looks_like_json(text)) {
+    if (std::optional<SimulateRequest> plain = read_plain_simulate_request(text, file)) return std::move(*plain);
+  }
+  return read_simulate_request_fields(text, file, diagnostics);
+}
+
+SimulateRequest read_simulate_request_fields(std::string_view text, const std::string& file,
+                                             Diagnostics& diagnostics) {
   const ParsedText parsed(text, file, diagnostics);
   const Field& root = parsed.single();
   root.expect_map();
@@ -113,6 +123,7 @@ SimulateRequest parse_simulate_request(std::string_view text, const std::string&
   const Field queues = root.member("queues");
   if (!queues.is_null()) {
     queues.expect_sequence();
+    request.queues.reserve(queues.size());
     for (std::size_t i = 0; i < queues.size(); ++i) {
       request.queues.push_back(read_queue(queues.item(i), diagnostics));
     }

@@ -267,14 +267,21 @@ double Field::number() const {
     fail("expected a number, got " + describe());
   }
   const std::string text = scalar();
-  if (!looks_numeric(text)) fail("expected a number, got " + describe());
   double value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec == std::errc::result_out_of_range || !std::isfinite(value)) {
-    fail("number " + text + " is out of range for a 64-bit float");
+  switch (number_as_written(text, value)) {
+    case NumberText::kFinite: return value;
+    case NumberText::kOutOfRange: fail("number " + text + " is out of range for a 64-bit float");
+    case NumberText::kNotANumber: break;
   }
-  if (ec != std::errc() || end != text.data() + text.size()) fail("expected a number, got " + describe());
-  return value;
+  fail("expected a number, got " + describe());
+}
+
+NumberText number_as_written(std::string_view text, double& value) {
+  if (!looks_numeric(text)) return NumberText::kNotANumber;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec == std::errc::result_out_of_range || (ec == std::errc() && !std::isfinite(value))) return NumberText::kOutOfRange;
+  if (ec != std::errc() || end != text.data() + text.size()) return NumberText::kNotANumber;
+  return NumberText::kFinite;
 }
 
 std::optional<double> Field::optional_number() const {

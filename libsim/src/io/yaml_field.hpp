@@ -127,6 +127,11 @@ class ParsedText {
   const std::string* file_;
 };
 
+/// A number as written ("12", "-0.5e3"; no quotes, no "inf" or "nan"): its value, when it is a
+/// finite 64-bit float. Field::number's rule, for readers that work on the text itself.
+enum class NumberText { kFinite, kOutOfRange, kNotANumber };
+NumberText number_as_written(std::string_view text, double& value);
+
 /// Throws InputError at the line and column of the first byte that is not valid UTF-8, or of a
 /// NUL byte (YAML and JSON are Unicode text; names end up in JSON output).
 void require_utf8(std::string_view text, const std::string& file);

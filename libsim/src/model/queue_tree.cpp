@@ -50,6 +50,7 @@ std::string describe_cycle(std::span<const QueueLink> links, Vertex start,
 
 QueueTree QueueTree::build(std::span<const QueueLink> links, Diagnostics& diagnostics) {
   std::unordered_map<std::string_view, std::size_t> index;
+  index.reserve(links.size());
   for (std::size_t i = 0; i < links.size(); ++i) {
     if (links[i].uid.empty()) throw InputError(links[i].where, links[i].path, "queue has no name");
     auto [it, inserted] = index.emplace(links[i].uid, i);

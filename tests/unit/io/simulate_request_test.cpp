@@ -1,6 +1,7 @@
 // The simulator request: fields, case-insensitive keys, and errors that name file, line and field.
 #include <catch2/catch.hpp>
 
+#include "io/simulate_request_readers.hpp"
 #include "sim/io/simulate_request.hpp"
 
 using sim::io::parse_simulate_request;
@@ -97,4 +98,86 @@ TEST_CASE("bad input names file, line, column and field", "[io][request][errors]
         "'[', '{', or a literal");
   CHECK(error_of("") == "req.json: the document is empty");
   CHECK(error_of("a: 1\n---\nb: 2\n") == "req.json:3: expected a single document, found 2");
+}
+
+namespace {
+
+// Every field of two readings, compared; the position too, as later errors quote it.
+void require_same(const sim::io::SimulateRequest& a, const sim::io::SimulateRequest& b) {
+  CHECK(a.total == b.total);
+  CHECK(a.k_value == b.k_value);
+  REQUIRE(a.queues.size() == b.queues.size());
+  for (std::size_t i = 0; i < a.queues.size(); ++i) {
+    const auto& x = a.queues[i];
+    const auto& y = b.queues[i];
+    CHECK(x.uid == y.uid);
+    CHECK(x.name == y.name);
+    CHECK(x.parent == y.parent);
+    CHECK(x.priority == y.priority);
+    CHECK(x.created_ns == y.created_ns);
+    CHECK(x.path == y.path);
+    CHECK(x.where.line == y.where.line);
+    CHECK(x.where.column == y.where.column);
+    for (std::size_t r = 0; r < 3; ++r) {
+      REQUIRE(x.shares[r].has_value() == y.shares[r].has_value());
+      if (!x.shares[r]) continue;
+      const auto& s = *x.shares[r];
+      const auto& t = *y.shares[r];
+      CHECK(s.deserved == t.deserved);
+      CHECK(s.fair_share == t.fair_share);
+      CHECK(s.max_allowed == t.max_allowed);
+      CHECK(s.over_quota_weight == t.over_quota_weight);
+      CHECK(s.allocated == t.allocated);
+      CHECK(s.allocated_not_preemptible == t.allocated_not_preemptible);
+      CHECK(s.request == t.request);
+      CHECK(s.absolute_usage == t.absolute_usage);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the plain reader reads a well-formed request exactly as the field reader does", "[io][request]") {
+  // Compact and indented, escapes and multi-byte names, every field, nulls, -1 and -0.
+  const std::string request = GENERATE(
+      std::string(R"({"totalResource":{"GPU":8,"CPU":16000,"Memory":64e9},"kValue":0.5,"queues":[)"
+                  R"({"uid":"q1","name":"Q \"one\" \u00e9","parentQueue":"org","priority":-3,"childQueues":["x"],)"
+                  R"("creationTimestamp":"2026-01-01T00:00:00.5+02:00","resourceShare":{"gpu":{"deserved":2,)"
+                  R"("maxAllowed":-1,"overQuotaWeight":3,"request":5,"allocated":1,"allocatedNotPreemptible":0.5,)"
+                  R"("fairShare":0,"absoluteUsage":0.25,"vacantAdjustedUsage":0.1},"cpu":null}},)"
+                  R"({"uid":"org","name":null,"parentQueue":null,"priority":null,"resourceShare":null}]})"),
+      std::string("{\n  \"queues\": [\n    {\"uid\": \"t\u00e9am\", \"name\": \"\u00e9\u00e9\", \"resourceShare\": {\n"
+                  "      \"memory\": {\"deserved\": -0, \"request\": 1.5E+3}}},\n\t{\"uid\": \"b\",\r\n \"parentQueue\": \"t\u00e9am\"}\n  ]\n}\n"),
+      std::string(R"({"queues": []})"), std::string(R"({})"), std::string(R"({"totalResource": null, "queues": null, "kValue": null})"));
+  sim::Diagnostics plain_notes, field_notes;
+  const std::optional<sim::io::SimulateRequest> plain = sim::io::read_plain_simulate_request(request, "req.json");
+  REQUIRE(plain.has_value());
+  require_same(*plain, sim::io::read_simulate_request_fields(request, "req.json", field_notes));
+  CHECK(field_notes.warnings.empty());
+}
+
+TEST_CASE("the plain reader leaves to the field reader whatever that one warns about or refuses", "[io][request]") {
+  const std::string request = GENERATE(
+      std::string(R"({"queues": [{"uid": "a", "colour": "blue"}]})"),           // unknown field: a warning
+      std::string(R"({"queues": [{"uid": "a", "uid": "b"}]})"),                 // a key twice: a warning
+      std::string(R"({"Queues": [{"UID": "a"}]})"),                             // Go's case-insensitive match
+      std::string(R"({"totalResource": {"gpu": 1}})"),                           // an unknown resource
+      std::string(R"({"queues": [{"uid": "a", "resourceShare": {"GPU": {}}}]})"),
+      std::string(R"({"queues": [{"u\u0069d": "a"}]})"),                         // an escaped key
+      std::string("\xEF\xBB\xBF{}"),                                             // a byte order mark
+      std::string(R"({"kValue": 01})"), std::string(R"({"kValue": 1.})"), std::string(R"({"kValue": -})"),
+      std::string(R"({"kValue": 1x})"), std::string(R"({"kValue": 1e999})"), std::string(R"({"kValue": 1e-999})"),
+      std::string(R"({"kValue": "1"})"), std::string(R"({"queues": [{"uid": "a", "priority": 1.0}]})"),
+      std::string(R"({"queues": [{"uid": "a", "priority": 3000000000}]})"),
+      std::string(R"({"queues": [{"uid": ""}]})"), std::string(R"({"queues": [{"uid": null}]})"),
+      std::string(R"({"queues": [{"name": "a"}]})"), std::string(R"({"queues": [{"uid": 1}]})"),
+      std::string(R"({"queues": [{"uid": "a", "creationTimestamp": "2026-02-30T00:00:00Z"}]})"),
+      std::string(R"({"queues": [{"uid": "a", "resourceShare": {"gpu": {"deserved": -2}}}]})"),
+      std::string(R"({"queues": [{"uid": "a", "resourceShare": {"gpu": {"request": -1}}}]})"),
+      std::string(R"({"queues": [{"uid": "a", "childQueues": [1]}]})"), std::string(R"({"queues": {}})"),
+      std::string(R"({"queues": [1]})"), std::string(R"([])"), std::string(R"({"queues": [],})"),
+      std::string(R"({"queues": []} {})"), std::string("{\"queues\": [{\"uid\": \"a\x01\"}]}"),
+      std::string("{\"queues\": [{\"uid\": \"\xC3\"}]}"));
+  CAPTURE(request);
+  CHECK_FALSE(sim::io::read_plain_simulate_request(request, "req.json").has_value());
 }
