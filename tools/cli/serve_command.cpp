@@ -83,7 +83,7 @@ void handle_simulate(const httplib::Request& req, httplib::Response& res, const 
   if (length > 0) {
     if (!budget.take(length)) return send_error(res, 503, "server busy: too many request bodies in memory, retry later");
     held = length;
-    body.reserve(length);
+    body.reserve(length + sim::io::kReadPadding);  // read in place by the JSON reader
   }
   content([&](const char* data, std::size_t piece) {
     if (body.size() + piece > max_body) return !(over_limit = true);  // a chunked body can say no length

@@ -114,7 +114,7 @@ std::string fair_share_response(const std::vector<QueueFairShare>& shares, bool 
   return out + "}\n";
 }
 
-std::string answer_simulate_request(std::string_view body, const std::string& source, bool pretty,
+std::string answer_simulate_request(const std::string& body, const std::string& source, bool pretty,
                                     Diagnostics& diagnostics) {
   const io::SimulateRequest request = io::parse_simulate_request(body, source, diagnostics);
   return fair_share_response(simulate_fair_share(request, diagnostics), pretty);

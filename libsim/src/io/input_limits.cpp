@@ -31,13 +31,16 @@ std::string mib(std::size_t bytes) {
 // Reads an open descriptor to its end, but never more than `limit` bytes.
 std::string read_all(int fd, const std::string& name, std::size_t limit, std::size_t expected) {
   std::string text;
-  text.reserve(expected);
+  text.reserve(expected + kReadPadding);
   char buffer[1 << 16];
   for (;;) {
     const ssize_t n = ::read(fd, buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) throw Error(ErrorCode::IO, name + ": read failed: " + std::strerror(errno), errno);
-    if (n == 0) return text;
+    if (n == 0) {
+      if (text.capacity() < text.size() + kReadPadding) text.reserve(text.size() + kReadPadding);  // standard input
+      return text;
+    }
     if (text.size() + static_cast<std::size_t>(n) > limit) too_large(name, limit);
     text.append(buffer, static_cast<std::size_t>(n));
   }

@@ -150,8 +150,8 @@ void read_shares(od::value& v, QueueOverrides& q) {
 
 class PlainReader {
  public:
-  PlainReader(const simdjson::padded_string& padded, std::string_view text, const std::string& file)
-      : base_(padded.data()), file_(file), locator_(text) {}
+  PlainReader(const char* base, std::string_view text, const std::string& file)
+      : base_(base), file_(file), locator_(text) {}
 
   SimulateRequest read(od::document& doc) {
     SimulateRequest request;
@@ -259,15 +259,20 @@ class PlainReader {
 
 }  // namespace
 
-std::optional<SimulateRequest> read_plain_simulate_request(std::string_view text, const std::string& file) {
+std::optional<SimulateRequest> read_plain_simulate_request(std::string_view text, const std::string& file,
+                                                           bool padded) {
+  static_assert(kReadPadding >= simdjson::SIMDJSON_PADDING);
   // The field reader's checks before its tree: a byte order mark, text simdjson must not read, a
   // depth limit below a request's own depth (5) all go to it.
   if (text.substr(0, 3) == "\xEF\xBB\xBF" || !simdjson_may_read(text) || input_limits().max_depth < 8) return std::nullopt;
   try {
-    const simdjson::padded_string padded(text);
+    std::optional<simdjson::padded_string> copy;
+    if (!padded) copy.emplace(text);
+    const simdjson::padded_string_view view =
+        copy ? simdjson::padded_string_view(*copy) : simdjson::padded_string_view(text.data(), text.size(), text.size() + kReadPadding);
     od::parser parser;
-    od::document doc = need(parser.iterate(padded));
-    return PlainReader(padded, text, file).read(doc);
+    od::document doc = need(parser.iterate(view));
+    return PlainReader(view.data(), text, file).read(doc);
   } catch (const NotPlain&) {
     return std::nullopt;
   }

@@ -88,10 +88,11 @@ QueueOverrides read_queue(const Field& f, Diagnostics& diagnostics) {
 
 }  // namespace
 
-SimulateRequest parse_simulate_request(std::string_view text, const std::string& file,
+SimulateRequest parse_simulate_request(const std::string& text, const std::string& file,
                                        Diagnostics& diagnostics) {
   if (looks_like_json(text)) {
-    if (std::optional<SimulateRequest> plain = read_plain_simulate_request(text, file)) return std::move(*plain);
+    const bool padded = text.capacity() >= text.size() + kReadPadding;
+    if (std::optional<SimulateRequest> plain = read_plain_simulate_request(text, file, padded)) return std::move(*plain);
   }
   return read_simulate_request_fields(text, file, diagnostics);
 }

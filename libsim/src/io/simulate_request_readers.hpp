@@ -15,8 +15,10 @@ namespace sim::io {
 
 /// The request, when `text` is JSON with only known keys, each once and spelt as KAI spells
 /// them, and every value valid; nullopt otherwise (and for every text the field reader would
-/// give a warning for).
-std::optional<SimulateRequest> read_plain_simulate_request(std::string_view text, const std::string& file);
+/// give a warning for). `padded`: the kReadPadding bytes after the text may be read (simdjson's
+/// loads run past the end), so the text need not be copied.
+std::optional<SimulateRequest> read_plain_simulate_request(std::string_view text, const std::string& file,
+                                                           bool padded = false);
 
 /// Reads any request, JSON or YAML, through Fields: every problem with its position.
 SimulateRequest read_simulate_request_fields(std::string_view text, const std::string& file,

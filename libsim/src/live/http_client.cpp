@@ -1,6 +1,5 @@
 #include "http_client.hpp"
 
-#include <curl/curl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,12 +9,12 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 #include <vector>
 
+#include "curl_library.hpp"
 #include "io/yaml_field.hpp"
 
 extern char** environ;
@@ -24,11 +23,6 @@ namespace sim::live {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-void global_init() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
 
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -99,7 +93,7 @@ struct HttpClient::Curl {
   CURL* handle = nullptr;
   char error[CURL_ERROR_SIZE] = {};
   ~Curl() {
-    if (handle != nullptr) curl_easy_cleanup(handle);
+    if (handle != nullptr) curl().easy_cleanup(handle);
   }
 };
 
@@ -222,8 +216,7 @@ std::string run_exec_plugin(const ExecPlugin& plugin) {
 
 HttpClient::HttpClient(ClusterAccess access, ConnectionOptions options)
     : access_(std::move(access)), options_(std::move(options)), curl_(std::make_unique<Curl>()) {
-  global_init();
-  curl_->handle = curl_easy_init();
+  curl_->handle = curl().easy_init();
   if (curl_->handle == nullptr) throw ClusterError(0, "", "cannot initialise libcurl");
 }
 
@@ -271,14 +264,14 @@ std::string HttpClient::bearer_token() {
 }
 
 HttpClient::Prepared::~Prepared() {
-  curl_slist_free_all(headers);
-  curl_slist_free_all(connect);
+  curl().slist_free_all(headers);
+  curl().slist_free_all(connect);
   std::fill(auth.begin(), auth.end(), '\0');
 }
 
 HttpClient::Prepared HttpClient::prepare(const std::string& method, const std::string& path, long timeout_ms, void* transfer) {
   CURL* h = curl_->handle;
-  curl_easy_reset(h);
+  curl().easy_reset(h);
   Prepared p;
   std::string url = access_.server + path;
   if (!access_.tls_server_name.empty()) {
@@ -287,51 +280,51 @@ HttpClient::Prepared HttpClient::prepare(const std::string& method, const std::s
     const std::size_t host_end = url.find_first_of(":/", host_start);
     const std::string host = url.substr(host_start, host_end - host_start);
     url = url.substr(0, host_start) + access_.tls_server_name + url.substr(host_end);
-    p.connect = curl_slist_append(p.connect, (access_.tls_server_name + "::" + host + ":").c_str());
-    curl_easy_setopt(h, CURLOPT_CONNECT_TO, p.connect);
+    p.connect = curl().slist_append(p.connect, (access_.tls_server_name + "::" + host + ":").c_str());
+    curl().easy_setopt(h, CURLOPT_CONNECT_TO, p.connect);
   }
-  curl_easy_setopt(h, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method.c_str());
-  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, curl_->error);
+  curl().easy_setopt(h, CURLOPT_URL, url.c_str());
+  curl().easy_setopt(h, CURLOPT_CUSTOMREQUEST, method.c_str());
+  curl().easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+  curl().easy_setopt(h, CURLOPT_ERRORBUFFER, curl_->error);
   curl_->error[0] = '\0';
-  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);
-  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, std::min(timeout_ms, 10'000L));
-  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-  curl_easy_setopt(h, CURLOPT_WRITEDATA, transfer);
-  curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
-  curl_easy_setopt(h, CURLOPT_HEADERDATA, transfer);
-  curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
-  p.headers = curl_slist_append(p.headers, "Accept: application/json");
-  p.headers = curl_slist_append(p.headers, "User-Agent: kaisim/0.1.0");
+  curl().easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms);
+  curl().easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, std::min(timeout_ms, 10'000L));
+  curl().easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+  curl().easy_setopt(h, CURLOPT_WRITEDATA, transfer);
+  curl().easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+  curl().easy_setopt(h, CURLOPT_HEADERDATA, transfer);
+  curl().easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
+  p.headers = curl().slist_append(p.headers, "Accept: application/json");
+  p.headers = curl().slist_append(p.headers, "User-Agent: kaisim/0.1.0");
   const std::string token = bearer_token();
   if (!token.empty()) {
     p.auth = "Authorization: Bearer " + token;
-    p.headers = curl_slist_append(p.headers, p.auth.c_str());
+    p.headers = curl().slist_append(p.headers, p.auth.c_str());
   }
-  curl_easy_setopt(h, CURLOPT_HTTPHEADER, p.headers);
+  curl().easy_setopt(h, CURLOPT_HTTPHEADER, p.headers);
   if (!access_.username.empty()) {
-    curl_easy_setopt(h, CURLOPT_USERNAME, access_.username.c_str());
-    curl_easy_setopt(h, CURLOPT_PASSWORD, access_.password.c_str());
+    curl().easy_setopt(h, CURLOPT_USERNAME, access_.username.c_str());
+    curl().easy_setopt(h, CURLOPT_PASSWORD, access_.password.c_str());
   }
   // The blobs point into access_, which outlives the transfer.
   if (!access_.ca_pem.empty()) {
     curl_blob ca{access_.ca_pem.data(), access_.ca_pem.size(), CURL_BLOB_NOCOPY};
-    curl_easy_setopt(h, CURLOPT_CAINFO_BLOB, &ca);
+    curl().easy_setopt(h, CURLOPT_CAINFO_BLOB, &ca);
   }
   if (access_.insecure_skip_tls_verify) {
-    curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
-    curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
+    curl().easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl().easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
   }
   if (!access_.client_cert_pem.empty()) {
     curl_blob cert{access_.client_cert_pem.data(), access_.client_cert_pem.size(), CURL_BLOB_NOCOPY};
     curl_blob key{access_.client_key_pem.data(), access_.client_key_pem.size(), CURL_BLOB_NOCOPY};
-    curl_easy_setopt(h, CURLOPT_SSLCERT_BLOB, &cert);
-    curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
-    curl_easy_setopt(h, CURLOPT_SSLKEY_BLOB, &key);
-    curl_easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM");
+    curl().easy_setopt(h, CURLOPT_SSLCERT_BLOB, &cert);
+    curl().easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
+    curl().easy_setopt(h, CURLOPT_SSLKEY_BLOB, &key);
+    curl().easy_setopt(h, CURLOPT_SSLKEYTYPE, "PEM");
   }
-  if (!access_.proxy_url.empty()) curl_easy_setopt(h, CURLOPT_PROXY, access_.proxy_url.c_str());
+  if (!access_.proxy_url.empty()) curl().easy_setopt(h, CURLOPT_PROXY, access_.proxy_url.c_str());
   return p;
 }
 
@@ -352,21 +345,21 @@ HttpResponse HttpClient::request(const std::string& method, const std::string& p
     const long timeout_ms = static_cast<long>(std::max(1.0, std::min(options_.request_timeout_s, remaining)) * 1000);
     Prepared prepared = prepare(method, path, timeout_ms, &t);
     if (!body.empty() || method == "POST" || method == "PUT" || method == "PATCH") {
-      curl_easy_setopt(h, CURLOPT_POSTFIELDS, body.c_str());
-      curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+      curl().easy_setopt(h, CURLOPT_POSTFIELDS, body.c_str());
+      curl().easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
     }
     if (!content_type.empty()) {
-      prepared.headers = curl_slist_append(prepared.headers, ("Content-Type: " + content_type).c_str());
-      curl_easy_setopt(h, CURLOPT_HTTPHEADER, prepared.headers);
+      prepared.headers = curl().slist_append(prepared.headers, ("Content-Type: " + content_type).c_str());
+      curl().easy_setopt(h, CURLOPT_HTTPHEADER, prepared.headers);
     }
     const Clock::time_point sent = Clock::now();
-    const CURLcode code = curl_easy_perform(h);
+    const CURLcode code = curl().easy_perform(h);
     const long ms = static_cast<long>(std::chrono::duration<double, std::milli>(Clock::now() - sent).count());
-    if (code == CURLE_OK) curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &response.status);
+    if (code == CURLE_OK) curl().easy_getinfo(h, CURLINFO_RESPONSE_CODE, &response.status);
 
     double wait = backoff;
     if (code != CURLE_OK) {
-      last_error = std::string(curl_->error[0] != '\0' ? curl_->error : curl_easy_strerror(code));
+      last_error = std::string(curl_->error[0] != '\0' ? curl_->error : curl().easy_strerror(code));
       log(method + " " + path_only(path) + " -> no answer: " + last_error + " (" + std::to_string(ms) + " ms)");
       if (permanent(code)) throw ClusterError(0, "", access_.server + ": " + last_error);
     } else {
@@ -418,10 +411,10 @@ long HttpClient::stream(const std::string& path, const std::function<bool(std::s
   Prepared prepared = prepare("GET", path, static_cast<long>(timeout_s * 1000), &t);
   log("GET " + path_only(path) + " (watch) from resourceVersion " +
       path.substr(path.find("resourceVersion=") == std::string::npos ? path.size() : path.find("resourceVersion=") + 16));
-  curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
-  curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
-  curl_easy_setopt(h, CURLOPT_XFERINFODATA, &t);
-  const CURLcode code = curl_easy_perform(h);
+  curl().easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+  curl().easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+  curl().easy_setopt(h, CURLOPT_XFERINFODATA, &t);
+  const CURLcode code = curl().easy_perform(h);
   if (t.no_answer) {
     log("GET " + path_only(path) + " (watch) -> no answer within " + seconds(t.header_timeout_s));
     return 0;
@@ -429,7 +422,7 @@ long HttpClient::stream(const std::string& path, const std::function<bool(std::s
   if (code == CURLE_OK || t.stopped || code == CURLE_OPERATION_TIMEDOUT || code == CURLE_RECV_ERROR ||
       code == CURLE_PARTIAL_FILE || code == CURLE_GOT_NOTHING) {
     if (response.status == 0 && code != CURLE_OK && !t.stopped) {
-      log("GET " + path_only(path) + " (watch) -> no answer: " + std::string(curl_easy_strerror(code)));
+      log("GET " + path_only(path) + " (watch) -> no answer: " + std::string(curl().easy_strerror(code)));
       return 0;
     }
     if (response.status >= 300) {
@@ -437,11 +430,11 @@ long HttpClient::stream(const std::string& path, const std::function<bool(std::s
       fail("GET", path, response);
     }
     log("GET " + path_only(path) + " (watch) ended: " + (code == CURLE_OK ? std::string("closed by the server")
-                                                                         : std::string(curl_easy_strerror(code))));
+                                                                         : std::string(curl().easy_strerror(code))));
     return response.status;
   }
-  if (permanent(code)) throw ClusterError(0, "", access_.server + ": " + std::string(curl_->error[0] ? curl_->error : curl_easy_strerror(code)));
-  log("GET " + path_only(path) + " (watch) -> no answer: " + std::string(curl_->error[0] ? curl_->error : curl_easy_strerror(code)));
+  if (permanent(code)) throw ClusterError(0, "", access_.server + ": " + std::string(curl_->error[0] ? curl_->error : curl().easy_strerror(code)));
+  log("GET " + path_only(path) + " (watch) -> no answer: " + std::string(curl_->error[0] ? curl_->error : curl().easy_strerror(code)));
   return 0;  // no connection: the caller retries until its deadline
 }
 

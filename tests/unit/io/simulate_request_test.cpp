@@ -154,6 +154,12 @@ TEST_CASE("the plain reader reads a well-formed request exactly as the field rea
   REQUIRE(plain.has_value());
   require_same(*plain, sim::io::read_simulate_request_fields(request, "req.json", field_notes));
   CHECK(field_notes.warnings.empty());
+  std::string in_place = request;  // read where it is, as read_input_file's texts are
+  in_place.reserve(request.size() + sim::io::kReadPadding);
+  const std::optional<sim::io::SimulateRequest> read_in_place =
+      sim::io::read_plain_simulate_request(in_place, "req.json", true);
+  REQUIRE(read_in_place.has_value());
+  require_same(*read_in_place, *plain);
 }
 
 TEST_CASE("the plain reader leaves to the field reader whatever that one warns about or refuses", "[io][request]") {

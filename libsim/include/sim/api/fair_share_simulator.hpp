@@ -31,7 +31,7 @@ std::vector<QueueFairShare> simulate_fair_share(const io::SimulateRequest& reque
 std::string fair_share_response(const std::vector<QueueFairShare>& shares, bool pretty);
 
 /// Parse + simulate + format in one call; what both the CLI and the HTTP server run.
-std::string answer_simulate_request(std::string_view body, const std::string& source, bool pretty,
+std::string answer_simulate_request(const std::string& body, const std::string& source, bool pretty,
                                     Diagnostics& diagnostics);
 
 }  // namespace sim::api

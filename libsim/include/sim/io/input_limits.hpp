@@ -28,10 +28,15 @@ InputLimits input_limits();
 /// Replaces the limits for the whole process; call it before any input is read.
 void set_input_limits(const InputLimits& limits);
 
+/// Spare capacity read_input_file leaves after a text's end: a JSON reader (simdjson, whose
+/// loads run up to 64 bytes past the end) reads such a text in place instead of copying it.
+inline constexpr std::size_t kReadPadding = 64;
+
 /// Reads a whole input file, or standard input for "-", within input_limits().max_input_bytes.
 /// Refuses at once, each with its own message (sim::Error, IO, with the system's errno where
 /// there is one): a missing file, a directory, anything that is not a regular file (a device, a
-/// FIFO; standard input excepted), and a file over the limit. The text is not checked here.
+/// FIFO; standard input excepted), and a file over the limit. The text is not checked here; its
+/// capacity leaves kReadPadding bytes after its end.
 std::string read_input_file(const std::string& path);
 
 /// The name messages use for `path`: "<stdin>" for "-", else the path itself.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/core/error.hpp"
+#include "sim/io/input_limits.hpp"
 
 namespace sim::io {
 
@@ -47,8 +48,10 @@ struct SimulateRequest {
 };
 
 /// Parses and validates a request. Throws InputError (file, line, column, field path) on the first
-/// problem; unknown fields and other harmless oddities go to `diagnostics` as warnings.
-SimulateRequest parse_simulate_request(std::string_view text, const std::string& file,
+/// problem; unknown fields and other harmless oddities go to `diagnostics` as warnings. A JSON
+/// text is read in place when its capacity leaves kReadPadding bytes after its end (as
+/// read_input_file's does), else from a copy.
+SimulateRequest parse_simulate_request(const std::string& text, const std::string& file,
                                        Diagnostics& diagnostics);
 
 }  // namespace sim::io
