@@ -28,29 +28,33 @@ namespace {
 
 std::string node_yaml(const std::string& name) {
   return "apiVersion: v1\nkind: Node\nmetadata: {name: " + name +
-         ", labels: {nvidia.com/gpu.count: \"8\"}}\nstatus: {allocatable: {cpu: \"64\", memory: 512Gi, pods: \"110\", "
+         ", labels: {nvidia.com/gpu.count: \"8\"}}\nstatus: {allocatable: {cpu: \"64\", memory: "
+         "512Gi, pods: \"110\", "
          "nvidia.com/gpu: \"8\"}}\n---\n";
 }
 
-std::string queue_yaml(const std::string& name, const std::string& parent, double gpus, double weight) {
+std::string queue_yaml(const std::string& name, const std::string& parent, double gpus,
+                       double weight) {
   std::ostringstream s;
   s << "apiVersion: scheduling.run.ai/v2\nkind: Queue\nmetadata: {name: " << name << "}\nspec: {"
-    << (parent.empty() ? "" : "parentQueue: " + parent + ", ") << "resources: {gpu: {quota: " << gpus
-    << ", limit: -1, overQuotaWeight: " << weight
-    << "}, cpu: {quota: -1, limit: -1, overQuotaWeight: 1}, memory: {quota: -1, limit: -1, overQuotaWeight: 1}}}\n---\n";
+    << (parent.empty() ? "" : "parentQueue: " + parent + ", ")
+    << "resources: {gpu: {quota: " << gpus << ", limit: -1, overQuotaWeight: " << weight
+    << "}, cpu: {quota: -1, limit: -1, overQuotaWeight: 1}, memory: {quota: -1, limit: -1, "
+       "overQuotaWeight: 1}}}\n---\n";
   return s.str();
 }
 
-std::string pod_yaml(const std::string& name, const std::string& queue, int gpus, const std::string& node,
-                     const std::string& group = "") {
+std::string pod_yaml(const std::string& name, const std::string& queue, int gpus,
+                     const std::string& node, const std::string& group = "") {
   std::ostringstream s;
-  s << "apiVersion: v1\nkind: Pod\nmetadata: {name: " << name << ", namespace: bench, labels: {kai.scheduler/queue: "
-    << queue << "}";
+  s << "apiVersion: v1\nkind: Pod\nmetadata: {name: " << name
+    << ", namespace: bench, labels: {kai.scheduler/queue: " << queue << "}";
   if (!group.empty()) s << ", annotations: {pod-group-name: " << group << "}";
   s << "}\nspec: {schedulerName: kai-scheduler, priorityClassName: train, "
-    << (node.empty() ? "" : "nodeName: " + node + ", ") << "containers: [{name: c, resources: {requests: {cpu: \"1\", "
-    << "memory: 1G, nvidia.com/gpu: \"" << gpus << "\"}}}]}\nstatus: {phase: " << (node.empty() ? "Pending" : "Running")
-    << "}\n---\n";
+    << (node.empty() ? "" : "nodeName: " + node + ", ")
+    << "containers: [{name: c, resources: {requests: {cpu: \"1\", "
+    << "memory: 1G, nvidia.com/gpu: \"" << gpus
+    << "\"}}}]}\nstatus: {phase: " << (node.empty() ? "Pending" : "Running") << "}\n---\n";
   return s.str();
 }
 
@@ -63,9 +67,12 @@ sim::model::ClusterState pending_cluster(int nodes, int jobs) {
   std::string text;
   for (int i = 0; i < nodes; ++i) text += node_yaml("node-" + std::to_string(i));
   const double total = nodes * 8.0;
-  text += queue_yaml("dept-a", "", total / 2, total / 2) + queue_yaml("dept-b", "", total / 2, total / 2);
-  for (int q = 0; q < 4; ++q) text += queue_yaml("queue-" + std::to_string(q), q < 2 ? "dept-a" : "dept-b", total / 4, 1);
-  for (int j = 0; j < jobs; ++j) text += pod_yaml("job-" + std::to_string(j), "queue-" + std::to_string(j % 4), 1, "");
+  text += queue_yaml("dept-a", "", total / 2, total / 2) +
+          queue_yaml("dept-b", "", total / 2, total / 2);
+  for (int q = 0; q < 4; ++q)
+    text += queue_yaml("queue-" + std::to_string(q), q < 2 ? "dept-a" : "dept-b", total / 4, 1);
+  for (int j = 0; j < jobs; ++j)
+    text += pod_yaml("job-" + std::to_string(j), "queue-" + std::to_string(j % 4), 1, "");
   return load(text);
 }
 
@@ -73,8 +80,10 @@ sim::model::ClusterState mixed_cluster(int nodes, int jobs) {
   std::string text;
   for (int i = 0; i < nodes; ++i) text += node_yaml("node-" + std::to_string(i));
   const double total = nodes * 8.0;
-  text += queue_yaml("dept-a", "", total / 2, total / 2) + queue_yaml("dept-b", "", total / 2, total / 2);
-  for (int q = 0; q < 4; ++q) text += queue_yaml("queue-" + std::to_string(q), q < 2 ? "dept-a" : "dept-b", total / 4, 1);
+  text += queue_yaml("dept-a", "", total / 2, total / 2) +
+          queue_yaml("dept-b", "", total / 2, total / 2);
+  for (int q = 0; q < 4; ++q)
+    text += queue_yaml("queue-" + std::to_string(q), q < 2 ? "dept-a" : "dept-b", total / 4, 1);
   for (int j = 0; j < jobs; ++j) {
     const std::string node = j % 2 == 0 ? "node-" + std::to_string(j % nodes) : "";
     text += pod_yaml("job-" + std::to_string(j), "queue-" + std::to_string(j % 4), 1, node);
@@ -87,11 +96,15 @@ sim::model::ClusterState reclaim_cluster(int nodes) {
   for (int i = 0; i < nodes; ++i) text += node_yaml("node" + std::to_string(i));
   text += queue_yaml("queue-0", "", 0, 0) + queue_yaml("queue-1", "", nodes * 8.0, 0);
   for (int j = 0; j < nodes * 8; ++j) {
-    text += pod_yaml("running-job-" + std::to_string(j), "queue-0", 1, "node" + std::to_string(j % nodes));
+    text += pod_yaml("running-job-" + std::to_string(j), "queue-0", 1,
+                     "node" + std::to_string(j % nodes));
   }
   const int large = std::max(1, nodes / 10);
-  text += "apiVersion: scheduling.run.ai/v2alpha2\nkind: PodGroup\nmetadata: {name: very-large-job, namespace: bench}\n"
-          "spec: {queue: queue-1, minMember: " + std::to_string(large) + ", priorityClassName: train}\n---\n";
+  text +=
+      "apiVersion: scheduling.run.ai/v2alpha2\nkind: PodGroup\nmetadata: {name: very-large-job, "
+      "namespace: bench}\n"
+      "spec: {queue: queue-1, minMember: " +
+      std::to_string(large) + ", priorityClassName: train}\n---\n";
   for (int t = 0; t < large; ++t) {
     text += pod_yaml("very-large-job-" + std::to_string(t), "queue-1", 8, "", "very-large-job");
   }
@@ -107,37 +120,52 @@ sim::model::ClusterState dra_cluster(int nodes, int jobs) {
     const std::string node = "node-" + std::to_string(i);
     text += "apiVersion: v1\nkind: Node\nmetadata: {name: " + node +
             "}\nstatus: {allocatable: {cpu: \"64\", memory: 512Gi, pods: \"110\"}}\n---\n"
-            "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: " + node +
-            "-gpus}\nspec: {driver: gpu.nvidia.com, pool: {name: " + node + ", generation: 1, resourceSliceCount: 1}, "
-            "nodeName: " + node + ", devices: [";
-    for (int d = 0; d < 8; ++d) text += std::string(d ? ", " : "") + "{name: gpu-" + std::to_string(d) + "}";
+            "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: " +
+            node + "-gpus}\nspec: {driver: gpu.nvidia.com, pool: {name: " + node +
+            ", generation: 1, resourceSliceCount: 1}, "
+            "nodeName: " +
+            node + ", devices: [";
+    for (int d = 0; d < 8; ++d)
+      text += std::string(d ? ", " : "") + "{name: gpu-" + std::to_string(d) + "}";
     text += "]}\n---\n";
   }
   const double total = nodes * 8.0;
-  text += queue_yaml("dept-a", "", total / 2, total / 2) + queue_yaml("dept-b", "", total / 2, total / 2);
-  for (int q = 0; q < 4; ++q) text += queue_yaml("queue-" + std::to_string(q), q < 2 ? "dept-a" : "dept-b", total / 4, 1);
-  auto claim_pod = [&](const std::string& name, const std::string& queue, const std::string& node, int device) {
+  text += queue_yaml("dept-a", "", total / 2, total / 2) +
+          queue_yaml("dept-b", "", total / 2, total / 2);
+  for (int q = 0; q < 4; ++q)
+    text += queue_yaml("queue-" + std::to_string(q), q < 2 ? "dept-a" : "dept-b", total / 4, 1);
+  auto claim_pod = [&](const std::string& name, const std::string& queue, const std::string& node,
+                       int device) {
     text += "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: " + name +
             "-gpu, namespace: bench, labels: {kai.scheduler/queue: " + queue +
-            "}}\nspec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.nvidia.com, count: 1}}]}}\n";
+            "}}\nspec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: "
+            "gpu.nvidia.com, count: 1}}]}}\n";
     if (!node.empty()) {
-      text += "status: {allocation: {devices: {results: [{driver: gpu.nvidia.com, pool: " + node + ", device: gpu-" +
-              std::to_string(device) + "}]}}, reservedFor: [{resource: pods, name: " + name + ", uid: " + name + "}]}\n";
+      text += "status: {allocation: {devices: {results: [{driver: gpu.nvidia.com, pool: " + node +
+              ", device: gpu-" + std::to_string(device) +
+              "}]}}, reservedFor: [{resource: pods, name: " + name + ", uid: " + name + "}]}\n";
     }
-    text += "---\napiVersion: v1\nkind: Pod\nmetadata: {name: " + name + ", namespace: bench, uid: " + name +
-            ", labels: {kai.scheduler/queue: " + queue + "}}\nspec: {schedulerName: kai-scheduler, priorityClassName: train, " +
-            (node.empty() ? "" : "nodeName: " + node + ", ") + "resourceClaims: [{name: gpu, resourceClaimName: " + name +
-            "-gpu}], containers: [{name: c, resources: {claims: [{name: gpu}], requests: {cpu: \"1\", memory: 1G}}}]}\n"
-            "status: {phase: " + (node.empty() ? "Pending" : "Running") + "}\n---\n";
+    text += "---\napiVersion: v1\nkind: Pod\nmetadata: {name: " + name +
+            ", namespace: bench, uid: " + name + ", labels: {kai.scheduler/queue: " + queue +
+            "}}\nspec: {schedulerName: kai-scheduler, priorityClassName: train, " +
+            (node.empty() ? "" : "nodeName: " + node + ", ") +
+            "resourceClaims: [{name: gpu, resourceClaimName: " + name +
+            "-gpu}], containers: [{name: c, resources: {claims: [{name: gpu}], requests: {cpu: "
+            "\"1\", memory: 1G}}}]}\n"
+            "status: {phase: " +
+            (node.empty() ? "Pending" : "Running") + "}\n---\n";
   };
   for (int i = 0; i < nodes * 4; ++i) {
-    claim_pod("running-" + std::to_string(i), "queue-" + std::to_string(i % 4), "node-" + std::to_string(i / 4), i % 4);
+    claim_pod("running-" + std::to_string(i), "queue-" + std::to_string(i % 4),
+              "node-" + std::to_string(i / 4), i % 4);
   }
-  for (int j = 0; j < jobs; ++j) claim_pod("job-" + std::to_string(j), "queue-" + std::to_string(j % 4), "", 0);
+  for (int j = 0; j < jobs; ++j)
+    claim_pod("job-" + std::to_string(j), "queue-" + std::to_string(j % 4), "", 0);
   return load(text);
 }
 
-void run(benchmark::State& state, const sim::model::ClusterState& initial, const std::string& only_action) {
+void run(benchmark::State& state, const sim::model::ClusterState& initial,
+         const std::string& only_action) {
   std::size_t decisions = 0;
   for (auto _ : state) {
     state.PauseTiming();
@@ -149,37 +177,58 @@ void run(benchmark::State& state, const sim::model::ClusterState& initial, const
     benchmark::DoNotOptimize(decisions);
   }
   state.counters["pods"] = static_cast<double>(initial.tasks.size());
-  state.counters["decisions"] = static_cast<double>(decisions);  // binds, pipelines and evictions of one cycle
+  state.counters["decisions"] =
+      static_cast<double>(decisions);  // binds, pipelines and evictions of one cycle
   const std::size_t before = mallinfo2().uordblks;
   {
     const sim::model::ClusterState copy = initial;
     const std::size_t held = mallinfo2().uordblks - before;
-    state.counters["bytes_per_pod"] = static_cast<double>(held) / static_cast<double>(std::max<std::size_t>(copy.tasks.size(), 1));
+    state.counters["bytes_per_pod"] =
+        static_cast<double>(held) /
+        static_cast<double>(std::max<std::size_t>(copy.tasks.size(), 1));
   }
 }
 
 void BM_Allocate(benchmark::State& state) {
-  run(state, pending_cluster(static_cast<int>(state.range(0)), static_cast<int>(state.range(1))), "allocate");
+  run(state, pending_cluster(static_cast<int>(state.range(0)), static_cast<int>(state.range(1))),
+      "allocate");
 }
-BENCHMARK(BM_Allocate)->Args({10, 50})->Args({50, 200})->Args({100, 500})->Args({1000, 5000})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Allocate)
+    ->Args({10, 50})
+    ->Args({50, 200})
+    ->Args({100, 500})
+    ->Args({1000, 5000})
+    ->Unit(benchmark::kMillisecond);
 
 void BM_FullCycle(benchmark::State& state) {
-  run(state, pending_cluster(static_cast<int>(state.range(0)), static_cast<int>(state.range(1))), "");
+  run(state, pending_cluster(static_cast<int>(state.range(0)), static_cast<int>(state.range(1))),
+      "");
 }
 BENCHMARK(BM_FullCycle)->Args({10, 50})->Args({100, 500})->Unit(benchmark::kMillisecond);
 
 void BM_FullCycleMixed(benchmark::State& state) {
   run(state, mixed_cluster(static_cast<int>(state.range(0)), static_cast<int>(state.range(1))), "");
 }
-BENCHMARK(BM_FullCycleMixed)->Args({100, 500})->Args({500, 2500})->Args({1000, 5000})->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_FullCycleMixed)
+    ->Args({100, 500})
+    ->Args({500, 2500})
+    ->Args({1000, 5000})
+    ->Unit(benchmark::kMillisecond);
 
 void BM_ReclaimLargeJobs(benchmark::State& state) {
   run(state, reclaim_cluster(static_cast<int>(state.range(0))), "reclaim");
 }
-BENCHMARK(BM_ReclaimLargeJobs)->Arg(10)->Arg(100)->Arg(200)->Arg(500)->Arg(1000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ReclaimLargeJobs)
+    ->Arg(10)
+    ->Arg(100)
+    ->Arg(200)
+    ->Arg(500)
+    ->Arg(1000)
+    ->Unit(benchmark::kMillisecond);
 
 void BM_AllocateDra(benchmark::State& state) {
-  run(state, dra_cluster(static_cast<int>(state.range(0)), static_cast<int>(state.range(1))), "allocate");
+  run(state, dra_cluster(static_cast<int>(state.range(0)), static_cast<int>(state.range(1))),
+      "allocate");
 }
 BENCHMARK(BM_AllocateDra)->Args({10, 20})->Args({100, 200})->Unit(benchmark::kMillisecond);
 

@@ -15,8 +15,8 @@
 #include <string>
 
 #include "sim/api/fair_share_simulator.hpp"
-#include "sim/fairshare/hierarchy.hpp"
 #include "sim/core/go_json.hpp"
+#include "sim/fairshare/hierarchy.hpp"
 
 namespace {
 
@@ -100,21 +100,25 @@ std::string request_body(const Forest& f) {
   using sim::go_json_number;
   const char* names[] = {"cpu", "memory", "gpu"};
   const sim::Resource resources[] = {Resource::CPU, Resource::MEMORY, Resource::GPU};
-  std::string out = "{\n  \"totalResource\": {\"CPU\": " + go_json_number(sim::at(f.total, Resource::CPU)) +
-                    ", \"Memory\": " + go_json_number(sim::at(f.total, Resource::MEMORY)) +
-                    ", \"GPU\": " + go_json_number(sim::at(f.total, Resource::GPU)) + "},\n  \"queues\": [";
+  std::string out =
+      "{\n  \"totalResource\": {\"CPU\": " + go_json_number(sim::at(f.total, Resource::CPU)) +
+      ", \"Memory\": " + go_json_number(sim::at(f.total, Resource::MEMORY)) +
+      ", \"GPU\": " + go_json_number(sim::at(f.total, Resource::GPU)) + "},\n  \"queues\": [";
   for (sim::QueueId id : f.tree.level_order()) {
     const auto& q = f.initial[id];
     out += id == f.tree.level_order().front() ? "\n" : ",\n";
-    out += "    {\n      \"uid\": \"" + f.tree.uid(id) + "\",\n      \"name\": \"" + f.tree.uid(id) + "\",\n";
+    out += "    {\n      \"uid\": \"" + f.tree.uid(id) + "\",\n      \"name\": \"" +
+           f.tree.uid(id) + "\",\n";
     const sim::QueueId parent = f.tree.parent(id);
     if (parent.valid()) out += "      \"parentQueue\": \"" + f.tree.uid(parent) + "\",\n";
     out += "      \"priority\": " + std::to_string(q.priority) + ",\n      \"resourceShare\": {";
     for (int r = 0; r < 3; ++r) {
       const auto& s = q[resources[r]];
-      out += std::string(r == 0 ? "\n" : ",\n") + "        \"" + names[r] + "\": {\"deserved\": " + go_json_number(s.deserved) +
-             ", \"maxAllowed\": " + go_json_number(s.max_allowed) + ", \"overQuotaWeight\": " +
-             go_json_number(s.over_quota_weight) + ", \"request\": " + go_json_number(s.request) + ", \"allocated\": 0}";
+      out += std::string(r == 0 ? "\n" : ",\n") + "        \"" + names[r] +
+             "\": {\"deserved\": " + go_json_number(s.deserved) +
+             ", \"maxAllowed\": " + go_json_number(s.max_allowed) +
+             ", \"overQuotaWeight\": " + go_json_number(s.over_quota_weight) +
+             ", \"request\": " + go_json_number(s.request) + ", \"allocated\": 0}";
     }
     out += "\n      }\n    }";
   }
@@ -125,11 +129,13 @@ void BM_FairShareEndToEnd(benchmark::State& state) {
   const std::string body = request_body(make_forest(static_cast<std::size_t>(state.range(0))));
   for (auto _ : state) {
     sim::Diagnostics diagnostics;
-    std::string answer = sim::api::answer_simulate_request(body, "request.json", false, diagnostics);
+    std::string answer =
+        sim::api::answer_simulate_request(body, "request.json", false, diagnostics);
     benchmark::DoNotOptimize(answer.data());
   }
   state.counters["body_mb"] = static_cast<double>(body.size()) / 1e6;
-  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(body.size()));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(body.size()));
 }
 BENCHMARK(BM_FairShareEndToEnd)->Arg(10000)->Arg(20000)->Unit(benchmark::kMillisecond);
 

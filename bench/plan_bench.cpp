@@ -13,7 +13,8 @@ namespace {
 
 void run(benchmark::State& state, const char* plan_file) {
   sim::Diagnostics diagnostics;
-  const sim::plan::PlanSpec spec = sim::plan::load_plan(std::string(KAISIM_SOURCE_DIR) + "/" + plan_file, diagnostics);
+  const sim::plan::PlanSpec spec =
+      sim::plan::load_plan(std::string(KAISIM_SOURCE_DIR) + "/" + plan_file, diagnostics);
   sim::plan::PlanOptions options;
   options.jobs = 2;  // this project's machine has two cores
   sim::plan::PlanResult result;
@@ -27,9 +28,15 @@ void run(benchmark::State& state, const char* plan_file) {
   state.counters["met"] = result.targets_met ? 1 : 0;
 }
 
-void BM_PlanRunbookGpus(benchmark::State& state) { run(state, "scenarios/plans/runbook-gpus.yaml"); }
-void BM_PlanRunbookQuotas(benchmark::State& state) { run(state, "scenarios/plans/runbook-quotas.yaml"); }
-void BM_PlanRunbookHardware(benchmark::State& state) { run(state, "scenarios/plans/runbook-hardware.yaml"); }
+void BM_PlanRunbookGpus(benchmark::State& state) {
+  run(state, "scenarios/plans/runbook-gpus.yaml");
+}
+void BM_PlanRunbookQuotas(benchmark::State& state) {
+  run(state, "scenarios/plans/runbook-quotas.yaml");
+}
+void BM_PlanRunbookHardware(benchmark::State& state) {
+  run(state, "scenarios/plans/runbook-hardware.yaml");
+}
 void BM_PlanTraceGpus(benchmark::State& state) { run(state, "scenarios/plans/trace-gpus.yaml"); }
 
 }  // namespace

@@ -43,7 +43,8 @@ const Cluster& cluster(int nodes, int pending_per_node) {
     slot = std::make_unique<Cluster>();
     slot->files = sim::api::generate_cluster(options);
     sim::Diagnostics d;
-    slot->state = sim::io::load_snapshot({{slot->files.files.at("snapshot.json"), "snapshot.json"}}, {}, d);
+    slot->state =
+        sim::io::load_snapshot({{slot->files.files.at("snapshot.json"), "snapshot.json"}}, {}, d);
   }
   return *slot;
 }
@@ -52,7 +53,8 @@ double bytes_per_pod(const sim::model::ClusterState& state) {
   const std::size_t before = mallinfo2().uordblks;
   const sim::model::ClusterState copy = state;
   const std::size_t held = mallinfo2().uordblks - before;
-  return static_cast<double>(held) / static_cast<double>(std::max<std::size_t>(copy.tasks.size(), 1));
+  return static_cast<double>(held) /
+         static_cast<double>(std::max<std::size_t>(copy.tasks.size(), 1));
 }
 
 void BM_Ingest(benchmark::State& state) {
@@ -64,8 +66,9 @@ void BM_Ingest(benchmark::State& state) {
     benchmark::DoNotOptimize(s.tasks.size());
   }
   state.counters["pods"] = static_cast<double>(c.state.tasks.size());
-  state.counters["MB/s"] = benchmark::Counter(static_cast<double>(json.size()) * static_cast<double>(state.iterations()) / 1e6,
-                                              benchmark::Counter::kIsRate);
+  state.counters["MB/s"] = benchmark::Counter(
+      static_cast<double>(json.size()) * static_cast<double>(state.iterations()) / 1e6,
+      benchmark::Counter::kIsRate);
 }
 
 void run_cycle(benchmark::State& state, const Cluster& c) {
@@ -83,15 +86,20 @@ void run_cycle(benchmark::State& state, const Cluster& c) {
   state.counters["bytes_per_pod"] = bytes_per_pod(c.state);
 }
 
-void BM_Cycle(benchmark::State& state) { run_cycle(state, cluster(static_cast<int>(state.range(0)), 0)); }
-void BM_CyclePending(benchmark::State& state) { run_cycle(state, cluster(static_cast<int>(state.range(0)), 10)); }
+void BM_Cycle(benchmark::State& state) {
+  run_cycle(state, cluster(static_cast<int>(state.range(0)), 0));
+}
+void BM_CyclePending(benchmark::State& state) {
+  run_cycle(state, cluster(static_cast<int>(state.range(0)), 10));
+}
 
 void BM_ReplayDay(benchmark::State& state) {
   const Cluster& c = cluster(static_cast<int>(state.range(0)), 0);
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("kaisim-bench-cluster-" + std::to_string(state.range(0)));
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("kaisim-bench-cluster-" + std::to_string(state.range(0)));
   std::filesystem::create_directories(dir);
-  for (const auto& [name, text] : c.files.files) std::ofstream(dir / name, std::ios::binary) << text;
+  for (const auto& [name, text] : c.files.files)
+    std::ofstream(dir / name, std::ios::binary) << text;
   sim::api::ReplayOptions options;
   options.scenario_path = (dir / "scenario.yaml").string();
   std::size_t cycles = 0, reused = 0;
@@ -110,9 +118,27 @@ void BM_ReplayDay(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(BM_Ingest)->Arg(100)->Arg(1000)->Arg(4000)->Arg(10000)->Unit(benchmark::kMillisecond)->MinTime(1);
-BENCHMARK(BM_Cycle)->Arg(100)->Arg(1000)->Arg(4000)->Arg(10000)->Unit(benchmark::kMillisecond)->MinTime(1);
-BENCHMARK(BM_CyclePending)->Arg(100)->Arg(1000)->Arg(4000)->Arg(10000)->Unit(benchmark::kMillisecond)->MinTime(1);
+BENCHMARK(BM_Ingest)
+    ->Arg(100)
+    ->Arg(1000)
+    ->Arg(4000)
+    ->Arg(10000)
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(1);
+BENCHMARK(BM_Cycle)
+    ->Arg(100)
+    ->Arg(1000)
+    ->Arg(4000)
+    ->Arg(10000)
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(1);
+BENCHMARK(BM_CyclePending)
+    ->Arg(100)
+    ->Arg(1000)
+    ->Arg(4000)
+    ->Arg(10000)
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(1);
 BENCHMARK(BM_ReplayDay)->Arg(100)->Arg(1000)->Unit(benchmark::kSecond)->Iterations(1);
 
 BENCHMARK_MAIN();

@@ -18,8 +18,8 @@ namespace py = pybind11;
 namespace kaisim::python {
 namespace {
 
-sim::live::ConnectionOptions connection(const std::string& kubeconfig, const std::string& context, double request_timeout_s,
-                                        double timeout_s) {
+sim::live::ConnectionOptions connection(const std::string& kubeconfig, const std::string& context,
+                                        double request_timeout_s, double timeout_s) {
   sim::live::ConnectionOptions c;
   c.kubeconfig = kubeconfig;
   c.context = context;
@@ -28,21 +28,25 @@ sim::live::ConnectionOptions connection(const std::string& kubeconfig, const std
   return c;
 }
 
-std::pair<std::string, std::vector<std::string>> snapshot(const std::string& kubeconfig, const std::string& context,
-                                                          double request_timeout_s, double timeout_s) {
+std::pair<std::string, std::vector<std::string>> snapshot(const std::string& kubeconfig,
+                                                          const std::string& context,
+                                                          double request_timeout_s,
+                                                          double timeout_s) {
   sim::Diagnostics diagnostics;
   std::string text;
   {
     py::gil_scoped_release unlocked;
-    text = sim::live::take_snapshot(connection(kubeconfig, context, request_timeout_s, timeout_s), diagnostics);
+    text = sim::live::take_snapshot(connection(kubeconfig, context, request_timeout_s, timeout_s),
+                                    diagnostics);
   }
   return {text, diagnostics.warnings};
 }
 
-std::pair<std::string, std::vector<std::string>> apply(const std::vector<std::string>& paths, bool dry_run,
-                                                       bool force_conflicts, const std::string& kubeconfig,
-                                                       const std::string& context, double request_timeout_s,
-                                                       double timeout_s) {
+std::pair<std::string, std::vector<std::string>> apply(const std::vector<std::string>& paths,
+                                                       bool dry_run, bool force_conflicts,
+                                                       const std::string& kubeconfig,
+                                                       const std::string& context,
+                                                       double request_timeout_s, double timeout_s) {
   sim::live::ApplyOptions options;
   options.paths = paths;
   options.dry_run = dry_run;
@@ -51,13 +55,16 @@ std::pair<std::string, std::vector<std::string>> apply(const std::vector<std::st
   sim::live::ApplyReport report;
   {
     py::gil_scoped_release unlocked;
-    report = sim::live::apply_manifests(connection(kubeconfig, context, request_timeout_s, timeout_s), options, diagnostics);
+    report = sim::live::apply_manifests(
+        connection(kubeconfig, context, request_timeout_s, timeout_s), options, diagnostics);
   }
   return {report.json(), diagnostics.warnings};
 }
 
-std::pair<std::string, std::vector<std::string>> diff(const std::vector<std::string>& plan, double settle_s,
-                                                      const std::string& kubeconfig, const std::string& context,
+std::pair<std::string, std::vector<std::string>> diff(const std::vector<std::string>& plan,
+                                                      double settle_s,
+                                                      const std::string& kubeconfig,
+                                                      const std::string& context,
                                                       double request_timeout_s, double timeout_s) {
   sim::live::DiffOptions options;
   options.plan = plan;
@@ -66,16 +73,17 @@ std::pair<std::string, std::vector<std::string>> diff(const std::vector<std::str
   sim::live::DiffReport report;
   {
     py::gil_scoped_release unlocked;
-    report = sim::live::diff_live(connection(kubeconfig, context, request_timeout_s, timeout_s), options, diagnostics);
+    report = sim::live::diff_live(connection(kubeconfig, context, request_timeout_s, timeout_s),
+                                  options, diagnostics);
   }
   return {report.json(), diagnostics.warnings};
 }
 
 // Every change a --watch session reports, in order, as one JSON report each.
-std::pair<std::vector<std::string>, std::vector<std::string>> watch(const std::vector<std::string>& plan, double settle_s,
-                                                                    double duration_s, const std::string& kubeconfig,
-                                                                    const std::string& context, double request_timeout_s,
-                                                                    double timeout_s) {
+std::pair<std::vector<std::string>, std::vector<std::string>> watch(
+    const std::vector<std::string>& plan, double settle_s, double duration_s,
+    const std::string& kubeconfig, const std::string& context, double request_timeout_s,
+    double timeout_s) {
   sim::live::DiffOptions options;
   options.plan = plan;
   options.settle_s = settle_s;
@@ -83,13 +91,15 @@ std::pair<std::vector<std::string>, std::vector<std::string>> watch(const std::v
   std::vector<std::string> changes;
   {
     py::gil_scoped_release unlocked;
-    sim::live::watch_diff(connection(kubeconfig, context, request_timeout_s, timeout_s), options, duration_s,
-                          [&](const sim::live::DiffReport& r) { changes.push_back(r.json()); }, nullptr, diagnostics);
+    sim::live::watch_diff(
+        connection(kubeconfig, context, request_timeout_s, timeout_s), options, duration_s,
+        [&](const sim::live::DiffReport& r) { changes.push_back(r.json()); }, nullptr, diagnostics);
   }
   return {changes, diagnostics.warnings};
 }
 
-std::pair<std::string, std::vector<std::string>> diff_recording(const std::string& recording, const std::string& scenario,
+std::pair<std::string, std::vector<std::string>> diff_recording(const std::string& recording,
+                                                                const std::string& scenario,
                                                                 double settle_s) {
   sim::Diagnostics diagnostics;
   sim::live::DiffReport report;
@@ -103,18 +113,23 @@ std::pair<std::string, std::vector<std::string>> diff_recording(const std::strin
 }  // namespace
 
 void bind_live(py::module_& m) {
-  m.def("live_snapshot", &snapshot, py::arg("kubeconfig"), py::arg("context"), py::arg("request_timeout_s"),
-        py::arg("timeout_s"), "The live cluster as a kaisim snapshot (JSON List); returns (text, warnings).");
-  m.def("live_apply", &apply, py::arg("paths"), py::arg("dry_run"), py::arg("force_conflicts"), py::arg("kubeconfig"),
+  m.def("live_snapshot", &snapshot, py::arg("kubeconfig"), py::arg("context"),
+        py::arg("request_timeout_s"), py::arg("timeout_s"),
+        "The live cluster as a kaisim snapshot (JSON List); returns (text, warnings).");
+  m.def("live_apply", &apply, py::arg("paths"), py::arg("dry_run"), py::arg("force_conflicts"),
+        py::arg("kubeconfig"), py::arg("context"), py::arg("request_timeout_s"),
+        py::arg("timeout_s"), "Server-side apply of manifests; returns (report JSON, warnings).");
+  m.def("live_diff", &diff, py::arg("plan"), py::arg("settle_s"), py::arg("kubeconfig"),
         py::arg("context"), py::arg("request_timeout_s"), py::arg("timeout_s"),
-        "Server-side apply of manifests; returns (report JSON, warnings).");
-  m.def("live_diff", &diff, py::arg("plan"), py::arg("settle_s"), py::arg("kubeconfig"), py::arg("context"),
-        py::arg("request_timeout_s"), py::arg("timeout_s"), "Spec and status drift; returns (report JSON, warnings).");
-  m.def("live_watch", &watch, py::arg("plan"), py::arg("settle_s"), py::arg("duration_s"), py::arg("kubeconfig"),
-        py::arg("context"), py::arg("request_timeout_s"), py::arg("timeout_s"),
+        "Spec and status drift; returns (report JSON, warnings).");
+  m.def("live_watch", &watch, py::arg("plan"), py::arg("settle_s"), py::arg("duration_s"),
+        py::arg("kubeconfig"), py::arg("context"), py::arg("request_timeout_s"),
+        py::arg("timeout_s"),
         "A --watch session of duration_s; returns (one report JSON per change, warnings).");
-  m.def("live_diff_recording", &diff_recording, py::arg("recording"), py::arg("scenario"), py::arg("settle_s"),
-        "Status drift of a replay against a recording of the real KAI; returns (report JSON, warnings).");
+  m.def("live_diff_recording", &diff_recording, py::arg("recording"), py::arg("scenario"),
+        py::arg("settle_s"),
+        "Status drift of a replay against a recording of the real KAI; returns (report JSON, "
+        "warnings).");
 }
 
 }  // namespace kaisim::python

@@ -51,7 +51,9 @@ class PythonRunner : public sim::plan::ReplayRunner {
     py::list batch;
     for (const sim::plan::ReplayJob& j : jobs) batch.append(job_dict(j));
     std::vector<std::string> out = run_(batch).cast<std::vector<std::string>>();
-    if (out.size() != jobs.size()) throw sim::Error(sim::ErrorCode::INTERNAL, "the runner returned a different number of results");
+    if (out.size() != jobs.size())
+      throw sim::Error(sim::ErrorCode::INTERNAL,
+                       "the runner returned a different number of results");
     return out;
   }
 
@@ -59,10 +61,11 @@ class PythonRunner : public sim::plan::ReplayRunner {
   py::function run_;
 };
 
-sim::plan::PlanSpec load(const std::string& path, const std::string& text, const std::string& base_dir,
-                         sim::Diagnostics& diagnostics) {
+sim::plan::PlanSpec load(const std::string& path, const std::string& text,
+                         const std::string& base_dir, sim::Diagnostics& diagnostics) {
   return text.empty() ? sim::plan::load_plan(path, diagnostics)
-                      : sim::plan::load_plan_text(text, path.empty() ? "<plan>" : path, base_dir, diagnostics);
+                      : sim::plan::load_plan_text(text, path.empty() ? "<plan>" : path, base_dir,
+                                                  diagnostics);
 }
 
 py::dict result_dict(const sim::plan::PlanResult& r, const sim::Diagnostics& diagnostics) {
@@ -107,15 +110,18 @@ class Session {
 
   py::list dimensions() const {
     py::list out;
-    for (const auto& d : session_->dimensions()) out.append(py::make_tuple(d.queue, d.field, d.min, d.max, d.step));
+    for (const auto& d : session_->dimensions())
+      out.append(py::make_tuple(d.queue, d.field, d.min, d.max, d.step));
     return out;
   }
-  std::vector<int> judge_quotas(const std::vector<std::vector<double>>& values, bool fresh, const std::string& role) {
+  std::vector<int> judge_quotas(const std::vector<std::vector<double>>& values, bool fresh,
+                                const std::string& role) {
     py::gil_scoped_release unlocked;
     return session_->judge_quotas(values, fresh, role);
   }
   std::string candidate_json(int id) const { return session_->candidate_json(id); }
-  py::dict finish(int chosen, const std::vector<int>& pareto, const std::vector<std::string>& notes) {
+  py::dict finish(int chosen, const std::vector<int>& pareto,
+                  const std::vector<std::string>& notes) {
     sim::plan::PlanResult r;
     {
       py::gil_scoped_release unlocked;
@@ -156,8 +162,10 @@ void bind_plan(py::module_& m) {
         }
         return result_dict(r, diagnostics);
       },
-      py::arg("path"), py::arg("text"), py::arg("base_dir"), py::arg("jobs"), py::arg("runner"), py::arg("progress"),
-      "Answers a plan; returns files, summary, targets_met, replays, replay_seconds, search_seconds, warnings.");
+      py::arg("path"), py::arg("text"), py::arg("base_dir"), py::arg("jobs"), py::arg("runner"),
+      py::arg("progress"),
+      "Answers a plan; returns files, summary, targets_met, replays, replay_seconds, "
+      "search_seconds, warnings.");
   m.def(
       "plan_replay_job",
       [](const py::dict& job) {
@@ -165,7 +173,9 @@ void bind_plan(py::module_& m) {
         py::gil_scoped_release unlocked;
         return sim::plan::run_replay_job(j);
       },
-      py::arg("job"), "Replays one planner job (a dict as plan_run's runner receives it); returns its measure (JSON).");
+      py::arg("job"),
+      "Replays one planner job (a dict as plan_run's runner receives it); returns its measure "
+      "(JSON).");
   m.def(
       "plan_write",
       [](const std::map<std::string, std::string>& files, const std::string& out) {
@@ -174,14 +184,17 @@ void bind_plan(py::module_& m) {
         return sim::plan::write_plan_folder(out, r);
       },
       py::arg("files"), py::arg("out"),
-      "Writes a plan folder (all at once; replaces only an earlier plan folder's files); returns what it did besides "
+      "Writes a plan folder (all at once; replaces only an earlier plan folder's files); returns "
+      "what it did besides "
       "creating it, one line each.");
   py::class_<Session>(m, "PlanSession")
-      .def(py::init<const std::string&, const std::string&, const std::string&, int, const std::optional<py::function>&,
-                    const std::optional<py::function>&>(),
-           py::arg("path"), py::arg("text"), py::arg("base_dir"), py::arg("jobs"), py::arg("runner"), py::arg("progress"))
+      .def(py::init<const std::string&, const std::string&, const std::string&, int,
+                    const std::optional<py::function>&, const std::optional<py::function>&>(),
+           py::arg("path"), py::arg("text"), py::arg("base_dir"), py::arg("jobs"),
+           py::arg("runner"), py::arg("progress"))
       .def("dimensions", &Session::dimensions)
-      .def("judge_quotas", &Session::judge_quotas, py::arg("values"), py::arg("fresh"), py::arg("role"))
+      .def("judge_quotas", &Session::judge_quotas, py::arg("values"), py::arg("fresh"),
+           py::arg("role"))
       .def("candidate_json", &Session::candidate_json, py::arg("id"))
       .def("finish", &Session::finish, py::arg("chosen"), py::arg("pareto"), py::arg("notes"))
       .def("question", &Session::question)

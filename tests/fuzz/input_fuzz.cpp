@@ -1,8 +1,9 @@
 // libFuzzer target for kaisim's input parsers. The first byte picks the parser, the rest is the
 // document: 'c' -> a `kaisim cycle` snapshot (manifests or snapshot.json), 'f' -> a fair-share
 // simulator request (`kaisim fairshare`, `kaisim serve`), anything else -> a replay scenario
-// with its inline manifests checked as `kaisim replay` checks them before running. Bad input must end in sim::Error (a located message, exit 2 in the CLI); any other
-// exception, a crash, a leak or undefined behaviour is a finding.
+// with its inline manifests checked as `kaisim replay` checks them before running. Bad input must
+// end in sim::Error (a located message, exit 2 in the CLI); any other exception, a crash, a leak or
+// undefined behaviour is a finding.
 //   build-fuzz/bin/input_fuzz -max_total_time=60 tests/fuzz/corpus
 
 #include <cstddef>
@@ -26,7 +27,8 @@ namespace {
 void parse_scenario(std::string_view text) {
   sim::Diagnostics diagnostics;
   // No base folder: manifest file names fail as unreadable files, inline manifests are parsed.
-  const sim::replay::Scenario sc = sim::replay::load_scenario_text(text, "fuzz.yaml", "/nonexistent", diagnostics);
+  const sim::replay::Scenario sc =
+      sim::replay::load_scenario_text(text, "fuzz.yaml", "/nonexistent", diagnostics);
   std::vector<sim::io::Field> docs;
   for (const sim::replay::Manifest& m : sc.manifests) docs.emplace_back(m.doc, "", &m.file);
   for (const sim::replay::Step& step : sc.steps) {

@@ -18,12 +18,17 @@ constexpr std::int64_t kMinute = 60'000'000'000;
 
 model::TaskStatus parse_status(const std::string& s) {
   static const std::map<std::string, model::TaskStatus> table = {
-      {"Pending", model::TaskStatus::PENDING},     {"Gated", model::TaskStatus::GATED},
-      {"Allocated", model::TaskStatus::ALLOCATED}, {"Pipelined", model::TaskStatus::PIPELINED},
-      {"Binding", model::TaskStatus::BINDING},     {"Bound", model::TaskStatus::BOUND},
-      {"Running", model::TaskStatus::RUNNING},     {"Releasing", model::TaskStatus::RELEASING},
+      {"Pending", model::TaskStatus::PENDING},
+      {"Gated", model::TaskStatus::GATED},
+      {"Allocated", model::TaskStatus::ALLOCATED},
+      {"Pipelined", model::TaskStatus::PIPELINED},
+      {"Binding", model::TaskStatus::BINDING},
+      {"Bound", model::TaskStatus::BOUND},
+      {"Running", model::TaskStatus::RUNNING},
+      {"Releasing", model::TaskStatus::RELEASING},
       {"StuckInReleasing", model::TaskStatus::STUCK_IN_RELEASING},
-      {"Succeeded", model::TaskStatus::SUCCEEDED}, {"Failed", model::TaskStatus::FAILED},
+      {"Succeeded", model::TaskStatus::SUCCEEDED},
+      {"Failed", model::TaskStatus::FAILED},
       {"Unknown", model::TaskStatus::UNKNOWN}};
   auto it = table.find(s);
   if (it == table.end()) throw std::runtime_error("unknown pod status " + s);
@@ -31,7 +36,8 @@ model::TaskStatus parse_status(const std::string& s) {
 }
 
 model::QuotaSpec quota(const json& j) {
-  return model::QuotaSpec{j.at("quota").get<double>(), j.at("limit").get<double>(), j.at("oqw").get<double>()};
+  return model::QuotaSpec{j.at("quota").get<double>(), j.at("limit").get<double>(),
+                          j.at("oqw").get<double>()};
 }
 
 }  // namespace
@@ -43,7 +49,8 @@ std::map<std::string, PodState> initial_pods(const json& c) {
       PodState p;
       p.status = t.at("status").get<std::string>();
       if (!t.at("node").is_null()) p.node = t.at("node").get<std::string>();
-      if (t.contains("gpu_groups")) p.gpu_groups = t.at("gpu_groups").get<std::vector<std::string>>();
+      if (t.contains("gpu_groups"))
+        p.gpu_groups = t.at("gpu_groups").get<std::vector<std::string>>();
       pods[t.at("name").get<std::string>()] = p;
     }
   }
@@ -56,7 +63,8 @@ void apply_plugin_list(const json& list, model::SchedulerConfig& config) {
   for (const json& plugin : list) {
     model::PluginOption option{plugin.at("name").get<std::string>(), {}};
     const json arguments = plugin.value("arguments", json::object());
-    for (const auto& [key, value] : arguments.items()) option.arguments[key] = value.get<std::string>();
+    for (const auto& [key, value] : arguments.items())
+      option.arguments[key] = value.get<std::string>();
     plugins.push_back(std::move(option));
   }
   const bool predicates = config.predicates_enabled;  // the case states it on its own
@@ -92,7 +100,8 @@ model::NumaTopology numa_topology(const json& n) {
                                           : model::NumaPolicy::NONE;
   t.pod_scope = n.at("scope").get<std::string>() == "pod";
   for (const json& z : n.at("zones")) {
-    t.zones.push_back({z.at("id").get<std::string>(), amounts(z.at("allocatable")), amounts(z.at("available"))});
+    t.zones.push_back(
+        {z.at("id").get<std::string>(), amounts(z.at("allocatable")), amounts(z.at("available"))});
   }
   model::finish_numa_topology(t);
   return t;
@@ -101,7 +110,8 @@ model::NumaTopology numa_topology(const json& n) {
 // A kai.scheduler/numa-placement-* annotation: [{"zone": id, "amount": {resource: quantity}}].
 std::vector<model::ZoneAmounts> numa_record(const std::string& text) {
   std::vector<model::ZoneAmounts> out;
-  for (const json& z : json::parse(text)) out.push_back({-1, z.at("zone").get<std::string>(), amounts(z.at("amount"))});
+  for (const json& z : json::parse(text))
+    out.push_back({-1, z.at("zone").get<std::string>(), amounts(z.at("amount"))});
   return out;
 }
 
@@ -109,7 +119,8 @@ std::vector<model::ZoneAmounts> numa_record(const std::string& text) {
 // `count` devices named "0".. per entry (pool = its node), claims of one ExactCount request. A
 // node's GPU slices add their devices to its GPUs (populateDRAGPUs).
 void add_dra(const json& dra, model::ClusterState& state) {
-  for (const json& name : dra.value("device_classes", json::array())) state.device_classes.push_back({name.get<std::string>(), {}});
+  for (const json& name : dra.value("device_classes", json::array()))
+    state.device_classes.push_back({name.get<std::string>(), {}});
   for (const json& sl : dra.value("resource_slices", json::array())) {
     model::DraSlice slice;
     slice.name = sl.at("name").get<std::string>();
@@ -117,7 +128,8 @@ void add_dra(const json& dra, model::ClusterState& state) {
     slice.node = sl.value("node", std::string());
     slice.pool = slice.node;
     slice.all_nodes = sl.value("all_nodes", false);
-    for (std::int64_t i = 0; i < sl.at("count").get<std::int64_t>(); ++i) slice.devices.push_back({std::to_string(i), {}, {}});
+    for (std::int64_t i = 0; i < sl.at("count").get<std::int64_t>(); ++i)
+      slice.devices.push_back({std::to_string(i), {}, {}});
     if (model::is_gpu_device_class(slice.driver) && !slice.all_nodes) {
       const sim::NodeId n = state.find_node(slice.node);
       if (n.valid()) {
@@ -135,18 +147,26 @@ void add_dra(const json& dra, model::ClusterState& state) {
     claim.name = cl.at("name").get<std::string>();
     claim.ns = cl.at("namespace").get<std::string>();
     claim.labels = model::Labels(cl.value("labels", json::object()).get<model::Labels::Map>());
-    claim.requests.push_back({"request", cl.at("device_class").get<std::string>(), cl.at("count").get<std::int64_t>(), false, {}, false, {}});
+    claim.requests.push_back({"request",
+                              cl.at("device_class").get<std::string>(),
+                              cl.at("count").get<std::int64_t>(),
+                              false,
+                              {},
+                              false,
+                              {}});
     if (cl.contains("status")) {
       const json& st = cl.at("status");
       if (st.contains("allocation") && !st.at("allocation").is_null()) {
         model::DraAllocation a;
         for (const json& r : st.at("allocation").at("devices").at("results")) {
-          a.devices.push_back({r.at("driver").get<std::string>(), r.at("pool").get<std::string>(), r.at("device").get<std::string>()});
+          a.devices.push_back({r.at("driver").get<std::string>(), r.at("pool").get<std::string>(),
+                               r.at("device").get<std::string>()});
         }
         a.node = st.at("allocation").value("node", std::string());  // only in kaisim's write-back
         claim.allocation = a;
       }
-      for (const json& r : st.value("reservedFor", json::array())) claim.reserved_for.push_back(r.at("uid").get<std::string>());
+      for (const json& r : st.value("reservedFor", json::array()))
+        claim.reserved_for.push_back(r.at("uid").get<std::string>());
     }
     state.claims.push_back(std::move(claim));
   }
@@ -156,11 +176,14 @@ void add_dra(const json& dra, model::ClusterState& state) {
 void add_set(const json& set, int index, model::SubGroupTree& tree) {
   tree.sets[static_cast<std::size_t>(index)].name = set.value("name", "");
   tree.sets[static_cast<std::size_t>(index)].topology = constraint(set);
-  if (set.contains("min_subgroup")) tree.sets[static_cast<std::size_t>(index)].min_subgroup = set.at("min_subgroup").get<std::int64_t>();
+  if (set.contains("min_subgroup"))
+    tree.sets[static_cast<std::size_t>(index)].min_subgroup =
+        set.at("min_subgroup").get<std::int64_t>();
   for (const json& ps : set.at("podsets")) {
-    tree.sets[static_cast<std::size_t>(index)].pod_sets.push_back(static_cast<int>(tree.pod_sets.size()));
-    tree.pod_sets.push_back({ps.at("name").get<std::string>(), ps.at("min_available").get<std::int64_t>(), index,
-                             constraint(ps)});
+    tree.sets[static_cast<std::size_t>(index)].pod_sets.push_back(
+        static_cast<int>(tree.pod_sets.size()));
+    tree.pod_sets.push_back({ps.at("name").get<std::string>(),
+                             ps.at("min_available").get<std::int64_t>(), index, constraint(ps)});
   }
   for (const json& child : set.at("subgroups")) {
     const int child_index = static_cast<int>(tree.sets.size());
@@ -189,11 +212,13 @@ model::ClusterState build_state(const json& c, const std::map<std::string, PodSt
   state.config.max_consolidation_preemptees = cfg.at("max_consolidation_preemptees").get<int>();
   state.config.allow_consolidating_reclaim = cfg.at("allow_consolidating_reclaim").get<bool>();
   state.config.use_scheduling_signatures = cfg.at("use_scheduling_signatures").get<bool>();
-  state.config.staleness_grace_ns = static_cast<std::int64_t>(cfg.at("staleness_grace_s").get<double>() * 1e9);
+  state.config.staleness_grace_ns =
+      static_cast<std::int64_t>(cfg.at("staleness_grace_s").get<double>() * 1e9);
   state.config.k_value = 0;
   state.priority_classes = model::default_priority_classes();
   for (const json& t : c.value("topologies", json::array())) {
-    state.topologies.push_back({t.at("name").get<std::string>(), t.at("levels").get<std::vector<std::string>>()});
+    state.topologies.push_back(
+        {t.at("name").get<std::string>(), t.at("levels").get<std::vector<std::string>>()});
   }
 
   // Nodes.
@@ -207,7 +232,8 @@ model::ClusterState build_state(const json& c, const std::map<std::string, PodSt
     sim::at(alloc, Resource::GPU) = n.at("allocatable_gpus").get<double>();
     sim::at(alloc, Resource::PODS) = n.at("pods").get<double>();
     if (n.contains("mig")) {
-      for (const auto& [name, count] : n.at("mig").items()) node.scalars_allocatable[name] = count.get<double>();
+      for (const auto& [name, count] : n.at("mig").items())
+        node.scalars_allocatable[name] = count.get<double>();
     }
     node.init(alloc);
     if (n.contains("numa")) node.numa = numa_topology(n.at("numa"));
@@ -248,7 +274,8 @@ model::ClusterState build_state(const json& c, const std::map<std::string, PodSt
   sim::Diagnostics diagnostics;
   state.queue_tree = model::QueueTree::build(links, diagnostics);
   state.queues.resize(state.queue_tree.size());
-  for (sim::QueueId q : state.queue_tree.level_order()) state.queues[q] = specs[state.queue_tree.source_index(q)];
+  for (sim::QueueId q : state.queue_tree.level_order())
+    state.queues[q] = specs[state.queue_tree.source_index(q)];
 
   // Jobs and pods; pods join their nodes in name order, as KAI's fake cluster adds them.
   std::vector<sim::TaskId> on_nodes;
@@ -267,7 +294,8 @@ model::ClusterState build_state(const json& c, const std::map<std::string, PodSt
     }
     job.created_ns = kNow - j.at("age_minutes").get<std::int64_t>() * kMinute;
     if (j.contains("stale_for_s") && !j.at("stale_for_s").is_null()) {
-      job.stale_since_ns = kNow - static_cast<std::int64_t>(j.at("stale_for_s").get<double>() * 1e9);
+      job.stale_since_ns =
+          kNow - static_cast<std::int64_t>(j.at("stale_for_s").get<double>() * 1e9);
     }
     const sim::JobId job_id = state.jobs.next_id();
     for (const json& t : j.at("tasks")) {
@@ -298,8 +326,9 @@ model::ClusterState build_state(const json& c, const std::map<std::string, PodSt
         task.request_type = model::RequestType::FRACTION;
       }
       if (r.contains("fraction_devices")) {
-        task.gpu = model::GpuRequirement::multi_fraction(r.at("fraction_devices").get<std::int64_t>(),
-                                                         r.value("gpu_fraction", 0.0), r.value("gpu_memory_mib", std::int64_t{0}));
+        task.gpu = model::GpuRequirement::multi_fraction(
+            r.at("fraction_devices").get<std::int64_t>(), r.value("gpu_fraction", 0.0),
+            r.value("gpu_memory_mib", std::int64_t{0}));
       }
       if (r.contains("mig")) {
         task.gpu = model::GpuRequirement{};
@@ -313,7 +342,8 @@ model::ClusterState build_state(const json& c, const std::map<std::string, PodSt
       for (const json& name : t.value("resource_claims", json::array())) {
         model::PodClaim pc{name.get<std::string>(), -1, name.get<std::string>(), false};
         for (std::size_t k = 0; k < state.claims.size(); ++k) {
-          if (state.claims[k].name == pc.claim_name && state.claims[k].ns == task.ns) pc.claim = static_cast<int>(k);
+          if (state.claims[k].name == pc.claim_name && state.claims[k].ns == task.ns)
+            pc.claim = static_cast<int>(k);
         }
         if (pc.claim >= 0) {
           const model::ResourceClaim& claim = state.claims[static_cast<std::size_t>(pc.claim)];
@@ -326,21 +356,24 @@ model::ClusterState build_state(const json& c, const std::map<std::string, PodSt
         // pods_fake: one container requesting the task's cpu, memory and GPUs.
         task.qos_guaranteed = true;
         auto units = std::make_shared<model::NumaUnits>();
-        units->pod = {{"cpu", r.at("cpu_milli").get<std::int64_t>()}, {"memory", r.at("memory_bytes").get<std::int64_t>() * 1000}};
+        units->pod = {{"cpu", r.at("cpu_milli").get<std::int64_t>()},
+                      {"memory", r.at("memory_bytes").get<std::int64_t>() * 1000}};
         if (whole > 0) units->pod["nvidia.com/gpu"] = static_cast<std::int64_t>(whole * 1000);
         units->concurrent = {units->pod};
         task.numa_units = units;
       }
       if (t.contains("annotations")) {
         const json& a = t.at("annotations");
-        for (const char* key : {"kai.scheduler/numa-placement-observed", "kai.scheduler/numa-placement-predicted"}) {
-          if (a.contains(key) && task.numa_record.empty()) task.numa_record = numa_record(a.at(key).get<std::string>());
+        for (const char* key :
+             {"kai.scheduler/numa-placement-observed", "kai.scheduler/numa-placement-predicted"}) {
+          if (a.contains(key) && task.numa_record.empty())
+            task.numa_record = numa_record(a.at(key).get<std::string>());
         }
       }
       sim::at(task.request, Resource::GPU) = task.gpu.gpus() + static_cast<double>(task.gpu.dra);
       if (t.contains("received_resource_type")) {
         const std::string rt = t.at("received_resource_type").get<std::string>();
-        task.received_type = rt == "Fraction" ? model::ReceivedType::FRACTION
+        task.received_type = rt == "Fraction"      ? model::ReceivedType::FRACTION
                              : rt == "MigInstance" ? model::ReceivedType::MIG
                                                    : model::ReceivedType::REGULAR;
       }
@@ -360,13 +393,16 @@ model::ClusterState build_state(const json& c, const std::map<std::string, PodSt
         }
         const std::string affinity_key = pa.at("affinity_topology_key").get<std::string>();
         const std::string anti_key = pa.at("anti_affinity_topology_key").get<std::string>();
-        if (!affinity_key.empty()) task.placement.pod_affinity.push_back({selector, {}, false, affinity_key});
-        if (!anti_key.empty()) task.placement.pod_anti_affinity.push_back({selector, {}, false, anti_key});
+        if (!affinity_key.empty())
+          task.placement.pod_affinity.push_back({selector, {}, false, affinity_key});
+        if (!anti_key.empty())
+          task.placement.pod_anti_affinity.push_back({selector, {}, false, anti_key});
       }
       task.labels = model::Labels(std::move(labels));
       if (t.contains("node_affinity")) {
         model::NodeSelectorTerm term;
-        term.expressions.push_back({"kai.scheduler/type", "In", t.at("node_affinity").get<std::vector<std::string>>()});
+        term.expressions.push_back(
+            {"kai.scheduler/type", "In", t.at("node_affinity").get<std::vector<std::string>>()});
         task.placement.required.push_back(term);
       }
       // jobs_fake: a job with an allocated pod started a minute ago.
@@ -377,7 +413,9 @@ model::ClusterState build_state(const json& c, const std::map<std::string, PodSt
     }
     state.jobs.push_back(std::move(job));
   }
-  std::sort(on_nodes.begin(), on_nodes.end(), [&](sim::TaskId a, sim::TaskId b) { return state.tasks[a].name < state.tasks[b].name; });
+  std::sort(on_nodes.begin(), on_nodes.end(), [&](sim::TaskId a, sim::TaskId b) {
+    return state.tasks[a].name < state.tasks[b].name;
+  });
   for (sim::TaskId t : on_nodes) state.nodes[state.tasks[t].node].add_task(state.tasks[t]);
   return state;
 }
@@ -395,24 +433,28 @@ void write_back_claims(const model::ClusterState& state, json& c) {
     if (claim.allocation) {
       json results = json::array();
       for (const model::DraDevice& d : claim.allocation->devices) {
-        results.push_back({{"request", "request"}, {"driver", d.driver}, {"pool", d.pool}, {"device", d.name}});
+        results.push_back(
+            {{"request", "request"}, {"driver", d.driver}, {"pool", d.pool}, {"device", d.name}});
       }
-      status["allocation"] = {{"devices", {{"results", results}}}, {"node", claim.allocation->node}};
+      status["allocation"] = {{"devices", {{"results", results}}},
+                              {"node", claim.allocation->node}};
     }
     json reserved = json::array();
-    for (const std::string& uid : claim.reserved_for) reserved.push_back({{"resource", "pods"}, {"uid", uid}});
+    for (const std::string& uid : claim.reserved_for)
+      reserved.push_back({{"resource", "pods"}, {"uid", uid}});
     status["reservedFor"] = reserved;
     claims[k]["status"] = status;
   }
 }
 
-std::vector<std::string> check(const json& expect, const sim::sched::Session& ssn, std::size_t binds,
-                               std::size_t evictions, std::size_t pipelines) {
+std::vector<std::string> check(const json& expect, const sim::sched::Session& ssn,
+                               std::size_t binds, std::size_t evictions, std::size_t pipelines) {
   std::vector<std::string> errors;
   const model::ClusterState& state = ssn.state;
   auto find_job = [&](const std::string& name) {
     for (std::size_t i = 0; i < state.jobs.size(); ++i) {
-      if (state.jobs[sim::JobId(static_cast<sim::JobId::value_type>(i))].name == name) return sim::JobId(static_cast<sim::JobId::value_type>(i));
+      if (state.jobs[sim::JobId(static_cast<sim::JobId::value_type>(i))].name == name)
+        return sim::JobId(static_cast<sim::JobId::value_type>(i));
     }
     return sim::JobId::invalid();
   };
@@ -428,11 +470,13 @@ std::vector<std::string> check(const json& expect, const sim::sched::Session& ss
     for (sim::TaskId t : state.jobs[j].tasks) {
       const model::Task& task = state.tasks[t];
       if (std::string(model::to_string(task.status)) != want_status) {
-        errors.push_back(task.name + ": status " + std::string(model::to_string(task.status)) + ", want " + want_status);
+        errors.push_back(task.name + ": status " + std::string(model::to_string(task.status)) +
+                         ", want " + want_status);
       }
       if (want.contains("node") && !want.at("node").get<std::string>().empty() &&
           node_name(task.node) != want.at("node").get<std::string>()) {
-        errors.push_back(task.name + ": node " + node_name(task.node) + ", want " + want.at("node").get<std::string>());
+        errors.push_back(task.name + ": node " + node_name(task.node) + ", want " +
+                         want.at("node").get<std::string>());
       }
       gpus += task.gpu.gpus();
     }
@@ -444,7 +488,8 @@ std::vector<std::string> check(const json& expect, const sim::sched::Session& ss
       for (sim::TaskId t : state.jobs[j].tasks) {
         for (const model::ZoneAmounts& z : state.tasks[t].numa_placement) zones.push_back(z.zone);
       }
-      if (zones != want.at("numa_zones").get<std::vector<int>>()) errors.push_back(name + ": NUMA zones differ");
+      if (zones != want.at("numa_zones").get<std::vector<int>>())
+        errors.push_back(name + ": NUMA zones differ");
     }
     static const std::set<std::string> allocated = {"Allocated", "Binding", "Bound", "Running"};
     if (allocated.contains(want_status) && !state.jobs[j].last_start_ns) {
@@ -456,23 +501,28 @@ std::vector<std::string> check(const json& expect, const sim::sched::Session& ss
       if (task.name != name) continue;
       const std::string want_status = want.at("status").get<std::string>();
       if (std::string(model::to_string(task.status)) != want_status) {
-        errors.push_back(task.name + ": status " + std::string(model::to_string(task.status)) + ", want " + want_status);
+        errors.push_back(task.name + ": status " + std::string(model::to_string(task.status)) +
+                         ", want " + want_status);
       }
       if (want.contains("node") && !want.at("node").get<std::string>().empty() &&
           node_name(task.node) != want.at("node").get<std::string>()) {
-        errors.push_back(task.name + ": node " + node_name(task.node) + ", want " + want.at("node").get<std::string>());
+        errors.push_back(task.name + ": node " + node_name(task.node) + ", want " +
+                         want.at("node").get<std::string>());
       }
     }
   }
   for (const auto& [name, want] : expect.at("nodes").items()) {
     const sim::NodeId n = state.find_node(name);
     if (!n.valid()) continue;
-    if (want.contains("idle_gpus") && sim::at(state.nodes[n].idle, Resource::GPU) != want.at("idle_gpus").get<double>()) {
-      errors.push_back("node " + name + ": idle GPUs " + sim::go_json_number(sim::at(state.nodes[n].idle, Resource::GPU)));
+    if (want.contains("idle_gpus") &&
+        sim::at(state.nodes[n].idle, Resource::GPU) != want.at("idle_gpus").get<double>()) {
+      errors.push_back("node " + name + ": idle GPUs " +
+                       sim::go_json_number(sim::at(state.nodes[n].idle, Resource::GPU)));
     }
-    if (want.contains("releasing_gpus") &&
-        sim::at(state.nodes[n].releasing, Resource::GPU) != want.at("releasing_gpus").get<double>()) {
-      errors.push_back("node " + name + ": releasing GPUs " + sim::go_json_number(sim::at(state.nodes[n].releasing, Resource::GPU)));
+    if (want.contains("releasing_gpus") && sim::at(state.nodes[n].releasing, Resource::GPU) !=
+                                               want.at("releasing_gpus").get<double>()) {
+      errors.push_back("node " + name + ": releasing GPUs " +
+                       sim::go_json_number(sim::at(state.nodes[n].releasing, Resource::GPU)));
     }
     if (want.contains("numa_zones_available")) {
       for (const auto& [zone, list] : want.at("numa_zones_available").items()) {
@@ -485,14 +535,16 @@ std::vector<std::string> check(const json& expect, const sim::sched::Session& ss
         for (const auto& [resource, amount] : amounts(list)) {
           auto have = numa->zones[z].available.find(resource);
           if ((have == numa->zones[z].available.end() ? 0 : have->second) != amount) {
-            errors.push_back("node " + name + ": NUMA zone " + zone + " " + resource + " available differs");
+            errors.push_back("node " + name + ": NUMA zone " + zone + " " + resource +
+                             " available differs");
           }
         }
       }
     }
   }
   auto bound = [&](const char* key, std::size_t actual) {
-    if (expect.contains(key) && !expect.at(key).is_null() && actual > expect.at(key).get<std::size_t>()) {
+    if (expect.contains(key) && !expect.at(key).is_null() &&
+        actual > expect.at(key).get<std::size_t>()) {
       errors.push_back(std::string(key) + " exceeded: " + std::to_string(actual));
     }
   };

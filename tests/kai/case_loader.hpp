@@ -20,7 +20,8 @@ struct PodState {
 };
 
 /// The cluster a case describes, with pod states taken from `pods` (by pod name) when given.
-sim::model::ClusterState build_state(const nlohmann::json& c, const std::map<std::string, PodState>& pods);
+sim::model::ClusterState build_state(const nlohmann::json& c,
+                                     const std::map<std::string, PodState>& pods);
 
 /// Writes the claims' statuses after a session into the case's `dra.resource_claims` (what KAI's
 /// integration harness copies from the session's DRA manager between rounds).

@@ -106,11 +106,16 @@ int main(int argc, char** argv) {
   bool verbose = false, skip_if_absent = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "--verbose") verbose = true;
-    else if (arg == "--skip-if-absent") skip_if_absent = true;
-    else if (arg == "--known" && i + 1 < argc) known_file = argv[++i];
-    else if (arg.rfind("-", 0) == 0) file.clear(), i = argc;
-    else file = arg;
+    if (arg == "--verbose")
+      verbose = true;
+    else if (arg == "--skip-if-absent")
+      skip_if_absent = true;
+    else if (arg == "--known" && i + 1 < argc)
+      known_file = argv[++i];
+    else if (arg.rfind("-", 0) == 0)
+      file.clear(), i = argc;
+    else
+      file = arg;
   }
   if (!file.empty() && skip_if_absent && !std::filesystem::exists(file)) {
     std::cout << "skipped: ../shared/kai-golden not present (" << file << ")\n";

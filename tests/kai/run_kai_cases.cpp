@@ -41,25 +41,34 @@ const std::set<std::string> kUnsupported = {};
 const std::string kErrorText = "error-message";
 
 // Runs one action; in Debug and sanitizer builds the session's invariants are checked after it.
-void run_action(sim::sched::Session& ssn, const sim::sched::InvariantChecker& invariants, const std::string& action) {
+void run_action(sim::sched::Session& ssn, const sim::sched::InvariantChecker& invariants,
+                const std::string& action) {
   ssn.action = action;
-  if (action == "allocate") sim::sched::run_allocate(ssn);
-  else if (action == "reclaim") sim::sched::run_reclaim(ssn);
-  else if (action == "preempt") sim::sched::run_preempt(ssn);
-  else if (action == "consolidation") sim::sched::run_consolidation(ssn);
-  else if (action == "stalegangeviction") sim::sched::run_stale_gang_eviction(ssn);
-  else throw std::runtime_error("unknown action " + action);
+  if (action == "allocate")
+    sim::sched::run_allocate(ssn);
+  else if (action == "reclaim")
+    sim::sched::run_reclaim(ssn);
+  else if (action == "preempt")
+    sim::sched::run_preempt(ssn);
+  else if (action == "consolidation")
+    sim::sched::run_consolidation(ssn);
+  else if (action == "stalegangeviction")
+    sim::sched::run_stale_gang_eviction(ssn);
+  else
+    throw std::runtime_error("unknown action " + action);
   invariants.check(ssn, action);
 }
 
-const std::vector<std::string> kAllActions = {"allocate", "consolidation", "reclaim", "preempt", "stalegangeviction"};
+const std::vector<std::string> kAllActions = {"allocate", "consolidation", "reclaim", "preempt",
+                                              "stalegangeviction"};
 
 std::vector<std::string> run_unit(const json& c, const std::string& action) {
   sim::model::ClusterState state = kai_cases::build_state(c, kai_cases::initial_pods(c));
   sim::sched::Session ssn = sim::sched::open_session(state);
   const sim::sched::InvariantChecker invariants(ssn);
   run_action(ssn, invariants, action);
-  return kai_cases::check(c.at("expect"), ssn, ssn.binds.size(), ssn.evictions.size(), ssn.pipelines.size());
+  return kai_cases::check(c.at("expect"), ssn, ssn.binds.size(), ssn.evictions.size(),
+                          ssn.pipelines.size());
 }
 
 // A test that runs several actions, in its own order, on one session, then matches.
@@ -68,7 +77,8 @@ std::vector<std::string> run_single_session(const json& c) {
   sim::sched::Session ssn = sim::sched::open_session(state);
   const sim::sched::InvariantChecker invariants(ssn);
   for (const json& action : c.at("actions")) run_action(ssn, invariants, action.get<std::string>());
-  return kai_cases::check(c.at("expect"), ssn, ssn.binds.size(), ssn.evictions.size(), ssn.pipelines.size());
+  return kai_cases::check(c.at("expect"), ssn, ssn.binds.size(), ssn.evictions.size(),
+                          ssn.pipelines.size());
 }
 
 // One round of KAI's integration harness: a fresh session, every action, then the write-back (pod
@@ -84,9 +94,11 @@ void round(json& c, std::map<std::string, kai_cases::PodState>& pods, bool match
   sim::sched::Session ssn = sim::sched::open_session(state);
   const sim::sched::InvariantChecker invariants(ssn);
   for (const std::string& action : kAllActions) run_action(ssn, invariants, action);
-  errors = kai_cases::check(c.at("expect"), ssn, ssn.binds.size(), ssn.evictions.size(), ssn.pipelines.size());
+  errors = kai_cases::check(c.at("expect"), ssn, ssn.binds.size(), ssn.evictions.size(),
+                            ssn.pipelines.size());
   if (!match) {
-    std::erase_if(errors, [](const std::string& e) { return e.find("exceeded") == std::string::npos; });
+    std::erase_if(errors,
+                  [](const std::string& e) { return e.find("exceeded") == std::string::npos; });
   }
   std::set<std::string> deleted_jobs;
   for (const json& j : c.at("jobs")) {
@@ -176,7 +188,8 @@ std::vector<std::string> run_case(const json& c, const json* outcomes, int& matc
     }
     if (k == 0) first = std::move(errors);
   }
-  first.insert(first.begin(), "none of KAI's " + std::to_string(outcomes->size()) + " outcomes; against the first:");
+  first.insert(first.begin(), "none of KAI's " + std::to_string(outcomes->size()) +
+                                  " outcomes; against the first:");
   return first;
 }
 
@@ -192,13 +205,16 @@ std::vector<std::string> check_variants_against_agree(const json& variants, cons
     if (fs::exists(dir / name)) continue;
     const fs::path file = agree / name;
     if (!fs::exists(file)) {
-      problems.push_back("variants.json names " + name + ", which is in neither " + dir.string() + " nor " + agree.string());
+      problems.push_back("variants.json names " + name + ", which is in neither " + dir.string() +
+                         " nor " + agree.string());
       continue;
     }
     std::ifstream in(file);
     const json doc = json::parse(in);
-    if (entry.at("expects").size() != 1 || doc.at("cases").at(0).at("expect") != entry.at("expects").at(0)) {
-      problems.push_back("variants.json gives " + name + " outcomes other than agree/" + name + "'s expect");
+    if (entry.at("expects").size() != 1 ||
+        doc.at("cases").at(0).at("expect") != entry.at("expects").at(0)) {
+      problems.push_back("variants.json gives " + name + " outcomes other than agree/" + name +
+                         "'s expect");
     }
   }
   return problems;
@@ -211,21 +227,29 @@ int main(int argc, char** argv) {
   bool verbose = false, skip_if_absent = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "--filter" && i + 1 < argc) filter = argv[++i];
-    else if (arg == "--baseline" && i + 1 < argc) baseline = argv[++i];
-    else if (arg == "--write-baseline" && i + 1 < argc) write_baseline = argv[++i];
-    else if (arg == "--verbose") verbose = true;
-    else if (arg == "--skip-if-absent") skip_if_absent = true;
-    else if (arg.rfind("-", 0) == 0) dir.clear(), i = argc;  // unknown option: usage
-    else dir = arg;
+    if (arg == "--filter" && i + 1 < argc)
+      filter = argv[++i];
+    else if (arg == "--baseline" && i + 1 < argc)
+      baseline = argv[++i];
+    else if (arg == "--write-baseline" && i + 1 < argc)
+      write_baseline = argv[++i];
+    else if (arg == "--verbose")
+      verbose = true;
+    else if (arg == "--skip-if-absent")
+      skip_if_absent = true;
+    else if (arg.rfind("-", 0) == 0)
+      dir.clear(), i = argc;  // unknown option: usage
+    else
+      dir = arg;
   }
   if (!dir.empty() && skip_if_absent && !fs::exists(dir)) {
     std::cout << "skipped: ../shared/kai-golden not present (" << dir << ")\n";
     return kSkipped;
   }
   if (dir.empty() || !fs::is_directory(dir)) {
-    std::cerr << "usage: run_kai_cases [--filter TEXT] [--verbose] [--skip-if-absent] [--baseline FILE] "
-                 "[--write-baseline FILE] DIR\n";
+    std::cerr
+        << "usage: run_kai_cases [--filter TEXT] [--verbose] [--skip-if-absent] [--baseline FILE] "
+           "[--write-baseline FILE] DIR\n";
     return 2;
   }
   std::vector<fs::path> files;
@@ -293,11 +317,13 @@ int main(int argc, char** argv) {
         ++counts[0];
         passing.push_back(id);
         if (verbose && outcomes != nullptr && outcomes->size() > 1) {
-          std::cout << "MATCH " << id << " KAI's outcome " << matched + 1 << " of " << outcomes->size() << "\n";
+          std::cout << "MATCH " << id << " KAI's outcome " << matched + 1 << " of "
+                    << outcomes->size() << "\n";
         }
       } else if (verbose) {
         std::cout << "FAIL " << id << " " << c.at("name").get<std::string>() << "\n";
-        for (std::size_t i = 0; i < errors.size() && i < 6; ++i) std::cout << "    " << errors[i] << "\n";
+        for (std::size_t i = 0; i < errors.size() && i < 6; ++i)
+          std::cout << "    " << errors[i] << "\n";
       }
     }
   }
@@ -332,12 +358,12 @@ int main(int argc, char** argv) {
     status = 1;
   }
   if (several > 0) {
-    std::cout << "cases with several KAI outcomes: " << several << " (kaisim equals KAI's first in " << matched_first
-              << ", another in " << matched_other << ")\n";
+    std::cout << "cases with several KAI outcomes: " << several << " (kaisim equals KAI's first in "
+              << matched_first << ", another in " << matched_other << ")\n";
   }
   std::cout << "kai cases: passed " << passed << " of " << run << " run (" << skipped
-            << " skipped for unsupported features, " << total << " total; KAI's exact error text not compared in "
-            << text_not_compared << ")\n";
+            << " skipped for unsupported features, " << total
+            << " total; KAI's exact error text not compared in " << text_not_compared << ")\n";
   if (passed != run) status = 1;  // every case kaisim runs must agree with KAI
   return status;
 }

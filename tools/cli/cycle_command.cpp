@@ -30,7 +30,8 @@ std::vector<sim::io::SnapshotSource> read_sources(const std::vector<std::string>
       std::vector<fs::path> files;
       for (const auto& entry : fs::directory_iterator(input, ec)) {
         const std::string ext = entry.path().extension().string();
-        if (entry.is_regular_file() && (ext == ".yaml" || ext == ".yml" || ext == ".json")) files.push_back(entry.path());
+        if (entry.is_regular_file() && (ext == ".yaml" || ext == ".yml" || ext == ".json"))
+          files.push_back(entry.path());
       }
       if (ec) throw sim::Error(sim::ErrorCode::IO, input + ": cannot list: " + ec.message());
       std::sort(files.begin(), files.end());
@@ -47,14 +48,19 @@ int run_cycle(const CycleOptions& options) {
   if (!options.now.empty()) {
     snapshot.now_ns = sim::io::parse_time_option(options.now);
     if (!snapshot.now_ns) {
-      throw sim::InputError({}, "--now", "not an RFC 3339 time such as 2026-08-03T10:00:00Z: \"" + options.now + "\"");
+      throw sim::InputError(
+          {}, "--now",
+          "not an RFC 3339 time such as 2026-08-03T10:00:00Z: \"" + options.now + "\"");
     }
   }
   sim::Diagnostics diagnostics;
   diagnostics.strict = global_options().strict;
-  const sim::api::CycleFormat format = options.output == "json" ? sim::api::CycleFormat::Json : sim::api::CycleFormat::Table;
-  const std::string report = sim::api::run_cycle_report(read_sources(options.inputs), snapshot, diagnostics, format);
-  for (const std::string& warning : diagnostics.warnings) std::cerr << "kaisim: warning: " << warning << "\n";
+  const sim::api::CycleFormat format =
+      options.output == "json" ? sim::api::CycleFormat::Json : sim::api::CycleFormat::Table;
+  const std::string report =
+      sim::api::run_cycle_report(read_sources(options.inputs), snapshot, diagnostics, format);
+  for (const std::string& warning : diagnostics.warnings)
+    std::cerr << "kaisim: warning: " << warning << "\n";
   std::cout << report << std::flush;
   return kExitOk;
 }
@@ -70,7 +76,9 @@ Command add_cycle_command(CLI::App& app) {
       "their reason, pipelined pods, each queue's fair share, allocation, quota and limit, and\n"
       "why pending jobs wait, as tables (-o json: the JSON report). Input: KAI's snapshot.json,\n"
       "or Kubernetes manifests (files or folders). See docs/cycle.md.");
-  cmd->add_option("snapshot", options->inputs, "snapshot file(s) or folder(s), or - for standard input")->required();
+  cmd->add_option("snapshot", options->inputs,
+                  "snapshot file(s) or folder(s), or - for standard input")
+      ->required();
   cmd->add_option("-o,--output", options->output, "table (for people) or json (docs/cycle.md)")
       ->capture_default_str()
       ->check(CLI::IsMember({"table", "json"}));

@@ -34,7 +34,8 @@ Command add_explain_command(CLI::App& app) {
       "fragmentation, gang minimum, topology, ...) with the cycle's numbers. OUT is a folder\n"
       "`kaisim replay --out` wrote; POD (namespace/name or a unique name) or QUEUE narrows it.");
   cmd->add_option("out", options->out, "replay output folder")->required();
-  cmd->add_option("target", options->target, "a pod (namespace/name or name) or a queue; default: every queue");
+  cmd->add_option("target", options->target,
+                  "a pod (namespace/name or name) or a queue; default: every queue");
   return [options] { return run_explain(*options); };
 }
 

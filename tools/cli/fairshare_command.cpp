@@ -19,9 +19,10 @@ int run_fairshare(const FairshareOptions& options) {
   sim::Diagnostics diagnostics;
   diagnostics.strict = global_options().strict;
   // Compute the whole answer before printing anything: a bad input leaves stdout empty.
-  const std::string answer =
-      sim::api::answer_simulate_request(text, display_name(options.input), options.pretty, diagnostics);
-  for (const std::string& warning : diagnostics.warnings) std::cerr << "kaisim: warning: " << warning << "\n";
+  const std::string answer = sim::api::answer_simulate_request(text, display_name(options.input),
+                                                               options.pretty, diagnostics);
+  for (const std::string& warning : diagnostics.warnings)
+    std::cerr << "kaisim: warning: " << warning << "\n";
   std::cout << answer << std::flush;
   return kExitOk;
 }

@@ -14,12 +14,12 @@
 #include <mutex>
 
 #include "commands.hpp"
+#include "sim/api/live_recording.hpp"
+#include "sim/api/live_verify.hpp"
 #include "sim/core/error.hpp"
 #include "sim/live/apply.hpp"
 #include "sim/live/diff.hpp"
 #include "sim/live/snapshot.hpp"
-#include "sim/api/live_recording.hpp"
-#include "sim/api/live_verify.hpp"
 
 namespace kaisim::cli {
 namespace {
@@ -39,10 +39,14 @@ double seconds_option(const std::string& text, const std::string& flag) {
   const double v = std::strtod(text.c_str(), &end);
   const std::string unit = end == nullptr ? "" : std::string(end);
   double scale = 0;
-  if (unit.empty() || unit == "s") scale = 1;
-  else if (unit == "ms") scale = 0.001;
-  else if (unit == "m") scale = 60;
-  else if (unit == "h") scale = 3600;
+  if (unit.empty() || unit == "s")
+    scale = 1;
+  else if (unit == "ms")
+    scale = 0.001;
+  else if (unit == "m")
+    scale = 60;
+  else if (unit == "h")
+    scale = 3600;
   if (end == text.c_str() || scale == 0 || !std::isfinite(v) || v < 0) {
     throw sim::InputError({}, flag, "not a duration such as 500ms, 30s or 2m: \"" + text + "\"");
   }
@@ -50,12 +54,16 @@ double seconds_option(const std::string& text, const std::string& flag) {
 }
 
 void add_connection_options(CLI::App* cmd, Connection& c) {
-  cmd->add_option("--kubeconfig", c.kubeconfig, "kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)");
+  cmd->add_option("--kubeconfig", c.kubeconfig,
+                  "kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)");
   cmd->add_option("--context", c.context, "kubeconfig context (default: its current-context)");
-  cmd->add_option("--request-timeout", c.request_timeout, "longest wait for one request (default 30s)");
-  cmd->add_option("--timeout", c.timeout,
-                  "deadline for a request with its retries on 429, 5xx and broken connections (default 60s)");
-  cmd->add_flag("-v,--verbose", c.verbose, "print each request and retry on stderr (never credentials)");
+  cmd->add_option("--request-timeout", c.request_timeout,
+                  "longest wait for one request (default 30s)");
+  cmd->add_option(
+      "--timeout", c.timeout,
+      "deadline for a request with its retries on 429, 5xx and broken connections (default 60s)");
+  cmd->add_flag("-v,--verbose", c.verbose,
+                "print each request and retry on stderr (never credentials)");
 }
 
 sim::live::ConnectionOptions connection_options(const Connection& c) {
@@ -70,7 +78,9 @@ sim::live::ConnectionOptions connection_options(const Connection& c) {
     out.log = [](const std::string& line) {
       std::lock_guard lock(mutex);
       char at[32];
-      std::snprintf(at, sizeof at, "%.3f", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      std::snprintf(
+          at, sizeof at, "%.3f",
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       std::cerr << "kaisim: [" << at << " s] " << line << "\n";
     };
   }
@@ -82,7 +92,8 @@ void print_warnings(const sim::Diagnostics& d) {
 }
 
 std::string output_format(const std::string& o) {
-  if (o != "text" && o != "json") throw sim::InputError({}, "-o", "the output format is text or json, not \"" + o + "\"");
+  if (o != "text" && o != "json")
+    throw sim::InputError({}, "-o", "the output format is text or json, not \"" + o + "\"");
   return o;
 }
 
@@ -93,7 +104,8 @@ struct SnapshotOptions {
   std::string out;
 };
 
-constexpr std::string_view kSnapshotStart = "{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"List\",\n  \"items\": [";
+constexpr std::string_view kSnapshotStart =
+    "{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"List\",\n  \"items\": [";
 
 // Overwrites only a file an earlier `kaisim snapshot` wrote; writes next to it and renames, so a
 // failure leaves the old file as it was.
@@ -104,7 +116,8 @@ void write_snapshot(const std::string& path, const std::string& text) {
     std::string head(kSnapshotStart.size(), '\0');
     in.read(head.data(), static_cast<std::streamsize>(head.size()));
     if (head != kSnapshotStart) {
-      throw sim::Error(sim::ErrorCode::IO, path + ": exists and is not a kaisim snapshot; not overwritten");
+      throw sim::Error(sim::ErrorCode::IO,
+                       path + ": exists and is not a kaisim snapshot; not overwritten");
     }
   }
   const std::string tmp = path + ".kaisim-tmp-" + std::to_string(::getpid());
@@ -127,7 +140,8 @@ void write_snapshot(const std::string& path, const std::string& text) {
 
 int run_snapshot(const SnapshotOptions& options) {
   sim::Diagnostics diagnostics;
-  const std::string text = sim::live::take_snapshot(connection_options(options.connection), diagnostics);
+  const std::string text =
+      sim::live::take_snapshot(connection_options(options.connection), diagnostics);
   print_warnings(diagnostics);
   if (options.out.empty() || options.out == "-") {
     std::cout << text << std::flush;
@@ -154,7 +168,8 @@ int run_apply(const ApplyCommandOptions& options) {
   apply.dry_run = !options.yes;
   apply.force_conflicts = options.force_conflicts;
   sim::Diagnostics diagnostics;
-  const sim::live::ApplyReport report = sim::live::apply_manifests(connection_options(options.connection), apply, diagnostics);
+  const sim::live::ApplyReport report =
+      sim::live::apply_manifests(connection_options(options.connection), apply, diagnostics);
   print_warnings(diagnostics);
   std::cout << (format == "json" ? report.json() : report.text()) << std::flush;
   if (!report.error.empty()) std::cerr << "kaisim: error: " << report.error << "\n";
@@ -180,8 +195,10 @@ int run_diff(const DiffCommandOptions& options) {
   diff.settle_s = seconds_option(options.settle, "--settle");
   sim::Diagnostics diagnostics;
   if (!options.recording.empty()) {
-    if (options.scenario.empty()) throw sim::InputError({}, "--scenario", "--recording needs the scenario the recording ran");
-    const sim::live::DiffReport report = sim::api::diff_recording(options.recording, options.scenario, diff.settle_s, diagnostics);
+    if (options.scenario.empty())
+      throw sim::InputError({}, "--scenario", "--recording needs the scenario the recording ran");
+    const sim::live::DiffReport report =
+        sim::api::diff_recording(options.recording, options.scenario, diff.settle_s, diagnostics);
     print_warnings(diagnostics);
     std::cout << (format == "json" ? report.json() : report.text()) << std::flush;
     return report.drifting() ? kExitDrift : kExitOk;
@@ -193,7 +210,8 @@ int run_diff(const DiffCommandOptions& options) {
     std::cout << (format == "json" ? report.json() : report.text()) << std::flush;
     return report.drifting() ? kExitDrift : kExitOk;
   }
-  const double duration = options.for_duration.empty() ? -1 : seconds_option(options.for_duration, "--for");
+  const double duration =
+      options.for_duration.empty() ? -1 : seconds_option(options.for_duration, "--for");
   bool first = true;
   const sim::live::DiffReport last = sim::live::watch_diff(
       connection, diff, duration,
@@ -205,8 +223,10 @@ int run_diff(const DiffCommandOptions& options) {
           std::cout << line << "\n" << std::flush;
         } else {
           char at[32];
-          std::snprintf(at, sizeof at, "%.1f", changes.rows.empty() ? 0.0 : changes.rows.front().at_s);
-          std::cout << "-- " << at << " s: " << (first ? "now" : "changed") << "\n" << changes.text() << std::flush;
+          std::snprintf(at, sizeof at, "%.1f",
+                        changes.rows.empty() ? 0.0 : changes.rows.front().at_s);
+          std::cout << "-- " << at << " s: " << (first ? "now" : "changed") << "\n"
+                    << changes.text() << std::flush;
         }
         first = false;
       },
@@ -227,7 +247,9 @@ struct VerifyCommandOptions {
 int run_verify(const VerifyCommandOptions& options) {
   const std::string format = output_format(options.output);
   if (!options.yes) {
-    throw sim::InputError({}, "--yes", "verify-live changes the cluster (it applies the scenario's objects and steps); pass --yes");
+    throw sim::InputError({}, "--yes",
+                          "verify-live changes the cluster (it applies the scenario's objects and "
+                          "steps); pass --yes");
   }
   sim::api::VerifyOptions verify;
   verify.scenario = options.scenario;
@@ -241,7 +263,8 @@ int run_verify(const VerifyCommandOptions& options) {
       diagnostics);
   print_warnings(diagnostics);
   if (format == "json") std::cout << report.json();
-  std::cout << "steps " << report.steps.size() << ", drifting " << report.drifting() << "\n" << std::flush;
+  std::cout << "steps " << report.steps.size() << ", drifting " << report.drifting() << "\n"
+            << std::flush;
   return report.drifting() == 0 ? kExitOk : kExitDrift;
 }
 
@@ -269,8 +292,10 @@ Command add_apply_command(CLI::App& app) {
       "per object; conflicts with other field managers are reported, not forced.\n"
       "Exit 0: applied; 1: a conflict or a rejected object; 2: error. See docs/live.md.");
   cmd->add_option("plan", options->paths, "plan folder(s) or manifest file(s)")->required();
-  cmd->add_flag("--yes", options->yes, "change the cluster (default: server-side dry run, dryRun=All)");
-  cmd->add_flag("--force-conflicts", options->force_conflicts, "take over fields another field manager owns");
+  cmd->add_flag("--yes", options->yes,
+                "change the cluster (default: server-side dry run, dryRun=All)");
+  cmd->add_flag("--force-conflicts", options->force_conflicts,
+                "take over fields another field manager owns");
   cmd->add_option("-o,--output", options->output, "text (default) or json");
   add_connection_options(cmd, options->connection);
   return [options] { return run_apply(*options); };
@@ -287,11 +312,16 @@ Command add_diff_command(CLI::App& app) {
       "Exit 0: no drift; 1: drift; 2: error. See docs/live.md.");
   cmd->add_option("plan", options->plan, "plan folder(s) or manifest file(s) (optional)");
   cmd->add_flag("--watch", options->watch, "keep comparing (watch API) and print only changes");
-  cmd->add_option("--for", options->for_duration, "with --watch: stop after this long (default: until interrupted)");
-  cmd->add_option("--settle", options->settle, "how long Queue.status may lag the prediction (default 5s)");
-  cmd->add_option("-o,--output", options->output, "text (default) or json (--watch: one JSON object a line)");
-  cmd->add_option("--recording", options->recording, "a recording folder (../shared/kai-live format) instead of a cluster");
-  cmd->add_option("--scenario", options->scenario, "with --recording: the scenario whose steps were recorded");
+  cmd->add_option("--for", options->for_duration,
+                  "with --watch: stop after this long (default: until interrupted)");
+  cmd->add_option("--settle", options->settle,
+                  "how long Queue.status may lag the prediction (default 5s)");
+  cmd->add_option("-o,--output", options->output,
+                  "text (default) or json (--watch: one JSON object a line)");
+  cmd->add_option("--recording", options->recording,
+                  "a recording folder (../shared/kai-live format) instead of a cluster");
+  cmd->add_option("--scenario", options->scenario,
+                  "with --recording: the scenario whose steps were recorded");
   add_connection_options(cmd, options->connection);
   return [options] { return run_diff(*options); };
 }
@@ -305,7 +335,8 @@ Command add_verify_live_command(CLI::App& app) {
       "prediction. The last line is `steps N, drifting D`. Needs --yes (it changes the cluster).");
   cmd->add_option("scenario", options->scenario, "scenario file")->required();
   cmd->add_flag("--yes", options->yes, "apply the scenario to the cluster");
-  cmd->add_option("--settle", options->settle, "how long Queue.status may lag the prediction (default 5s)");
+  cmd->add_option("--settle", options->settle,
+                  "how long Queue.status may lag the prediction (default 5s)");
   cmd->add_option("-o,--output", options->output, "text (default) or json");
   add_connection_options(cmd, options->connection);
   return [options] { return run_verify(*options); };

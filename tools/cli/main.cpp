@@ -54,8 +54,8 @@ int main(int argc, char** argv) {
   // A first word that is no option and no command: say so, and what the commands are (CLI11
   // alone would only say that an argument was not expected).
   if (argc > 1 && argv[1][0] != '-' && !commands.contains(argv[1])) {
-    std::cerr << "kaisim: error: unknown command '" << argv[1] << "'; the commands are " << command_list(app)
-              << " (kaisim --help)\n";
+    std::cerr << "kaisim: error: unknown command '" << argv[1] << "'; the commands are "
+              << command_list(app) << " (kaisim --help)\n";
     return kaisim::cli::kExitBadInput;
   }
   try {

@@ -34,18 +34,20 @@ int run_plan(const PlanCommandOptions& options) {
   std::size_t width = 0;
   if (progress) {
     run.progress = [&](const sim::plan::Progress& p) {
-      std::string line = "plan: " + std::to_string(p.judged) + " candidates judged, " + std::to_string(p.replays) +
-                         " replays, " + seconds(p.elapsed_s);
+      std::string line = "plan: " + std::to_string(p.judged) + " candidates judged, " +
+                         std::to_string(p.replays) + " replays, " + seconds(p.elapsed_s);
       if (!p.best.empty()) line += ", best so far: " + p.best;
       if (p.replays_left > 0) line += ", about " + seconds(p.left_s) + " left";
       if (line.size() > 150) line = line.substr(0, 147) + "...";
-      std::cerr << "\r" << line << std::string(width > line.size() ? width - line.size() : 0, ' ') << std::flush;
+      std::cerr << "\r" << line << std::string(width > line.size() ? width - line.size() : 0, ' ')
+                << std::flush;
       width = line.size();
     };
   }
   const sim::plan::PlanResult result = sim::plan::run_plan(spec, run, diagnostics);
   if (progress && width > 0) std::cerr << "\r" << std::string(width, ' ') << "\r" << std::flush;
-  for (const std::string& warning : diagnostics.warnings) std::cerr << "kaisim: warning: " << warning << "\n";
+  for (const std::string& warning : diagnostics.warnings)
+    std::cerr << "kaisim: warning: " << warning << "\n";
   if (!options.out.empty()) {
     for (const std::string& note : sim::plan::write_plan_folder(options.out, result)) {
       std::cerr << "kaisim: note: " << note << "\n";
@@ -54,9 +56,9 @@ int run_plan(const PlanCommandOptions& options) {
   std::cout << result.summary;
   if (!options.out.empty()) std::cout << "wrote " << options.out << "\n";
   if (!options.quiet) {
-    std::cerr << "time: " << seconds(result.replay_seconds + result.search_seconds) << " (" << result.replays
-              << " replays " << seconds(result.replay_seconds) << ", search and report " << seconds(result.search_seconds)
-              << ")\n";
+    std::cerr << "time: " << seconds(result.replay_seconds + result.search_seconds) << " ("
+              << result.replays << " replays " << seconds(result.replay_seconds)
+              << ", search and report " << seconds(result.search_seconds) << ")\n";
   }
   return result.targets_met ? kExitOk : kExitTargetsMissed;
 }
@@ -67,14 +69,18 @@ Command add_plan_command(CLI::App& app) {
   auto options = std::make_shared<PlanCommandOptions>();
   CLI::App* cmd = app.add_subcommand(
       "plan",
-      "Answer a capacity question (docs/plan-format.md): the fewest GPUs, queue quotas and weights,\n"
-      "or the hardware that meets the plan's targets on several workload seeds, each target judged\n"
+      "Answer a capacity question (docs/plan-format.md): the fewest GPUs, queue quotas and "
+      "weights,\n"
+      "or the hardware that meets the plan's targets on several workload seeds, each target "
+      "judged\n"
       "by its one-sided confidence bound. --out writes the plan folder: queues.yaml,\n"
-      "priorityclasses.yaml, runtimeclass.yaml, vcluster-<team>.yaml, queue-guard.yaml, plan.json,\n"
+      "priorityclasses.yaml, runtimeclass.yaml, vcluster-<team>.yaml, queue-guard.yaml, "
+      "plan.json,\n"
       "report.md and report.html. Exit 1 when no candidate meets every target.");
   cmd->add_option("plan", options->plan, "plan file")->required();
   cmd->add_option("--out", options->out, "plan folder (replaced only if it holds an earlier plan)");
-  cmd->add_option("--jobs", options->jobs, "replays run in parallel (default: one per core)")->check(CLI::Range(1, 256));
+  cmd->add_option("--jobs", options->jobs, "replays run in parallel (default: one per core)")
+      ->check(CLI::Range(1, 256));
   cmd->add_flag("--quiet", options->quiet, "no progress line and no time on stderr");
   return [options] { return run_plan(*options); };
 }

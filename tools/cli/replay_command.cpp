@@ -29,15 +29,17 @@ int run_replay(const ReplayCommandOptions& options) {
   ProgressBar bar(!options.quiet && stderr_is_terminal());
   replay.progress = bar.callback();
   const sim::api::ReplayResult result = sim::api::run_replay(replay, diagnostics);
-  for (const std::string& warning : diagnostics.warnings) std::cerr << "kaisim: warning: " << warning << "\n";
+  for (const std::string& warning : diagnostics.warnings)
+    std::cerr << "kaisim: warning: " << warning << "\n";
   for (const std::string& note : result.output_notes) std::cerr << "kaisim: note: " << note << "\n";
   std::cout << result.summary_table;
   if (!options.check) return kExitOk;
   for (const auto& f : result.failures) {
-    std::cout << "FAILED at " << sim::go_json_number(static_cast<double>(f.at_ms) / 1000.0) << "s: " << f.what << "\n";
+    std::cout << "FAILED at " << sim::go_json_number(static_cast<double>(f.at_ms) / 1000.0)
+              << "s: " << f.what << "\n";
   }
-  std::cout << "expectations: " << (result.expectations_checked - result.failures.size()) << " passed, "
-            << result.failures.size() << " failed\n";
+  std::cout << "expectations: " << (result.expectations_checked - result.failures.size())
+            << " passed, " << result.failures.size() << " failed\n";
   return result.failures.empty() ? kExitOk : kExitExpectationFailed;
 }
 
@@ -52,9 +54,13 @@ Command add_replay_command(CLI::App& app) {
       "per-queue summary; --out writes timeline.csv, kai-timeline.csv, events.jsonl and\n"
       "summary.json (docs/replay-output.md); --check evaluates the scenario's expect blocks.");
   cmd->add_option("scenario", options->scenario, "scenario file")->required();
-  cmd->add_option("--out", options->out, "output folder: new, empty, or an earlier replay's (only kaisim's own files are replaced)");
-  cmd->add_flag("--check", options->check, "check the scenario's expectations; exit 1 if one fails");
-  cmd->add_flag("-q,--quiet", options->quiet, "no progress bar on stderr (shown on a terminal for runs over a second)");
+  cmd->add_option(
+      "--out", options->out,
+      "output folder: new, empty, or an earlier replay's (only kaisim's own files are replaced)");
+  cmd->add_flag("--check", options->check,
+                "check the scenario's expectations; exit 1 if one fails");
+  cmd->add_flag("-q,--quiet", options->quiet,
+                "no progress bar on stderr (shown on a terminal for runs over a second)");
   return [options] { return run_replay(*options); };
 }
 

@@ -18,8 +18,8 @@
 #include <thread>
 
 #include "commands.hpp"
-#include "web_routes.hpp"
 #include "sim/api/fair_share_simulator.hpp"
+#include "web_routes.hpp"
 
 namespace kaisim::cli {
 namespace {
@@ -31,7 +31,8 @@ struct ServeOptions {
   int threads = 512;            // connections served at once, each by its own thread
   double max_body_mb = 16;      // larger bodies get 413 (a 10,000-queue request is about 4 MB)
   double body_budget_mb = 256;  // bodies held in memory at once; past it new bodies get 503
-  int timeout_s = 5;            // a client silent this long (mid-request, or idle between requests) is dropped
+  int timeout_s =
+      5;  // a client silent this long (mid-request, or idle between requests) is dropped
   std::string replay;  // a replay output folder for the web view
 };
 
@@ -63,10 +64,12 @@ class BodyBudget {
   std::atomic<std::int64_t> left_;
 };
 
-void handle_simulate(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& content,
-                     bool cors, std::size_t max_body, BodyBudget& budget) {
+void handle_simulate(const httplib::Request& req, httplib::Response& res,
+                     const httplib::ContentReader& content, bool cors, std::size_t max_body,
+                     BodyBudget& budget) {
   if (cors) add_cors_headers(res);
-  const std::string too_large = "request body over the limit of " + std::to_string(max_body >> 20) + " MiB (--max-body-mb)";
+  const std::string too_large =
+      "request body over the limit of " + std::to_string(max_body >> 20) + " MiB (--max-body-mb)";
   const std::string declared = req.get_header_value("Content-Length");
   const std::size_t length = declared.empty() ? 0 : std::strtoull(declared.c_str(), nullptr, 10);
   if (length > max_body) return send_error(res, 413, too_large);
@@ -81,12 +84,14 @@ void handle_simulate(const httplib::Request& req, httplib::Response& res, const 
   // A declared length is taken from the budget and reserved at once (appending a 5 MB body in
   // 4 KB pieces cost a fifth of the request's time); a chunked body is counted as it comes.
   if (length > 0) {
-    if (!budget.take(length)) return send_error(res, 503, "server busy: too many request bodies in memory, retry later");
+    if (!budget.take(length))
+      return send_error(res, 503, "server busy: too many request bodies in memory, retry later");
     held = length;
     body.reserve(length + sim::io::kReadPadding);  // read in place by the JSON reader
   }
   content([&](const char* data, std::size_t piece) {
-    if (body.size() + piece > max_body) return !(over_limit = true);  // a chunked body can say no length
+    if (body.size() + piece > max_body)
+      return !(over_limit = true);  // a chunked body can say no length
     if (body.size() + piece > held) {
       if (!budget.take(body.size() + piece - held)) return !(over_budget = true);
       held = body.size() + piece;
@@ -95,26 +100,30 @@ void handle_simulate(const httplib::Request& req, httplib::Response& res, const 
     return true;
   });
   if (over_limit) return send_error(res, 413, too_large);
-  if (over_budget) return send_error(res, 503, "server busy: too many request bodies in memory, retry later");
+  if (over_budget)
+    return send_error(res, 503, "server busy: too many request bodies in memory, retry later");
   sim::Diagnostics diagnostics;
   diagnostics.strict = global_options().strict;
   try {
-    res.set_content(sim::api::answer_simulate_request(body, "request", false, diagnostics), "application/json");
+    res.set_content(sim::api::answer_simulate_request(body, "request", false, diagnostics),
+                    "application/json");
   } catch (const sim::Error& e) {
     return send_error(res, 400, e.what());
   } catch (const std::bad_alloc&) {
     return send_error(res, 503, "out of memory for this request, retry later");
   }
-  for (const std::string& warning : diagnostics.warnings) std::cerr << "kaisim serve: warning: " << warning << "\n";
+  for (const std::string& warning : diagnostics.warnings)
+    std::cerr << "kaisim serve: warning: " << warning << "\n";
 }
 
 void install_routes(httplib::Server& server, const ServeOptions& options, BodyBudget& budget) {
   const bool cors = options.enable_cors;
   const auto max_body = static_cast<std::size_t>(options.max_body_mb * 1048576.0);
-  server.Post("/simulate", [cors, max_body, &budget](const httplib::Request& req, httplib::Response& res,
-                                                     const httplib::ContentReader& content) {
-    handle_simulate(req, res, content, cors, max_body, budget);
-  });
+  server.Post("/simulate",
+              [cors, max_body, &budget](const httplib::Request& req, httplib::Response& res,
+                                        const httplib::ContentReader& content) {
+                handle_simulate(req, res, content, cors, max_body, budget);
+              });
   server.Options("/simulate", [cors](const httplib::Request&, httplib::Response& res) {
     if (cors) {
       add_cors_headers(res);
@@ -132,9 +141,8 @@ void install_routes(httplib::Server& server, const ServeOptions& options, BodyBu
   server.Delete("/simulate", not_allowed);
   server.Patch("/simulate", not_allowed);
   // An exception out of a handler is kaisim's bug: a 500 that says so, never its text in a header.
-  server.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
-    send_error(res, 500, "internal error");
-  });
+  server.set_exception_handler([](const httplib::Request&, httplib::Response& res,
+                                  std::exception_ptr) { send_error(res, 500, "internal error"); });
 }
 
 void configure(httplib::Server& server, const ServeOptions& options) {
@@ -176,16 +184,18 @@ int run_serve(const ServeOptions& options) {
   }
   if (port < 0) {
     const int e = errno;
-    throw sim::Error(sim::ErrorCode::IO, "cannot listen on " + options.bind + ":" + std::to_string(options.port) +
-                                             (e ? std::string(": ") + std::strerror(e) : std::string()) +
-                                             " (--bind takes a local address such as 127.0.0.1 or 0.0.0.0)");
+    throw sim::Error(sim::ErrorCode::IO,
+                     "cannot listen on " + options.bind + ":" + std::to_string(options.port) +
+                         (e ? std::string(": ") + std::strerror(e) : std::string()) +
+                         " (--bind takes a local address such as 127.0.0.1 or 0.0.0.0)");
   }
   std::thread listener([&server] { server.listen_after_bind(); });
   // stop() is a no-op until the accept loop runs, so announce readiness only once it does.
   while (!server.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  std::cerr << "kaisim serve: listening on http://" << options.bind << ":" << port
-            << "/simulate" << std::endl;
-  std::cerr << "kaisim serve: web view at http://" << options.bind << ":" << port << "/" << std::endl;
+  std::cerr << "kaisim serve: listening on http://" << options.bind << ":" << port << "/simulate"
+            << std::endl;
+  std::cerr << "kaisim serve: web view at http://" << options.bind << ":" << port << "/"
+            << std::endl;
 
   int received = 0;
   sigwait(&stop_signals, &received);
@@ -208,19 +218,23 @@ Command add_serve_command(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::Range(0, 65535));
   cmd->add_option("--bind", options->bind, "address to listen on")->capture_default_str();
-  cmd->add_flag("--enable-cors", options->enable_cors, "send CORS headers, as KAI's -enable-cors does");
+  cmd->add_flag("--enable-cors", options->enable_cors,
+                "send CORS headers, as KAI's -enable-cors does");
   cmd->add_option("--max-connections", options->threads,
                   "connections served at once (one thread each); more wait until one closes")
       ->capture_default_str()
       ->check(CLI::Range(1, 4096));
-  cmd->add_option("--max-body-mb", options->max_body_mb, "largest request body in MiB; larger get 413")
+  cmd->add_option("--max-body-mb", options->max_body_mb,
+                  "largest request body in MiB; larger get 413")
       ->capture_default_str()
       ->check(CLI::Range(0.001, 1024.0));
-  cmd->add_option("--timeout", options->timeout_s,
-                  "seconds a connection may stay silent (reading a request, or idle between requests)")
+  cmd->add_option(
+         "--timeout", options->timeout_s,
+         "seconds a connection may stay silent (reading a request, or idle between requests)")
       ->capture_default_str()
       ->check(CLI::Range(1, 3600));
-  cmd->add_option("--replay", options->replay, "a `kaisim replay --out` folder for the web view's replay viewer");
+  cmd->add_option("--replay", options->replay,
+                  "a `kaisim replay --out` folder for the web view's replay viewer");
   return [options] { return run_serve(*options); };
 }
 

@@ -26,7 +26,8 @@ std::shared_ptr<const LoadedReplay> load_replay(const std::string& dir) {
   r->summary = read_input((p / "summary.json").string());
   const std::string timeline = read_input((p / "timeline.csv").string());
   const std::string kai_timeline = read_input((p / "kai-timeline.csv").string());
-  (void)sim::api::explain_replay(r->events, r->summary, "", dir);  // throws unless it is a replay's output
+  (void)sim::api::explain_replay(r->events, r->summary, "",
+                                 dir);  // throws unless it is a replay's output
   nlohmann::ordered_json body = {{"folder", dir},
                                  {"summary", nlohmann::ordered_json::parse(r->summary)},
                                  {"timeline", timeline},
@@ -52,7 +53,8 @@ void text(httplib::Response& res, int status, const std::string& body) {
 }  // namespace
 
 void install_web_routes(httplib::Server& server, const WebOptions& options) {
-  std::shared_ptr<const LoadedReplay> replay = options.replay_dir.empty() ? nullptr : load_replay(options.replay_dir);
+  std::shared_ptr<const LoadedReplay> replay =
+      options.replay_dir.empty() ? nullptr : load_replay(options.replay_dir);
   for (const web::Asset& asset : web::assets()) {
     const std::string path = asset.path;
     auto serve = [asset](const httplib::Request&, httplib::Response& res) {
@@ -62,10 +64,13 @@ void install_web_routes(httplib::Server& server, const WebOptions& options) {
     server.Get(path, serve);
     if (path == "/index.html") server.Get("/", serve);
   }
-  server.Get("/favicon.ico", [](const httplib::Request&, httplib::Response& res) { res.status = 204; });
+  server.Get("/favicon.ico",
+             [](const httplib::Request&, httplib::Response& res) { res.status = 204; });
   server.Get("/api/replay", [replay](const httplib::Request&, httplib::Response& res) {
     if (!replay) {
-      text(res, 404, "No replay loaded: start the server with kaisim serve --replay OUT, where OUT is a folder kaisim replay --out wrote.");
+      text(res, 404,
+           "No replay loaded: start the server with kaisim serve --replay OUT, where OUT is a "
+           "folder kaisim replay --out wrote.");
       return;
     }
     page_headers(res);
@@ -77,7 +82,9 @@ void install_web_routes(httplib::Server& server, const WebOptions& options) {
       return;
     }
     try {
-      text(res, 200, sim::api::explain_replay(replay->events, replay->summary, req.get_param_value("target"), replay->folder));
+      text(res, 200,
+           sim::api::explain_replay(replay->events, replay->summary, req.get_param_value("target"),
+                                    replay->folder));
     } catch (const sim::InputError& e) {
       text(res, 404, e.what());
     }

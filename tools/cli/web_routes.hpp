@@ -10,7 +10,8 @@
 namespace kaisim::cli {
 
 struct WebOptions {
-  std::string replay_dir;  ///< a `kaisim replay --out` folder; empty: the viewer says how to give one
+  std::string
+      replay_dir;  ///< a `kaisim replay --out` folder; empty: the viewer says how to give one
 };
 
 /// Adds the routes. Reads the replay folder once, before the server listens; throws sim::Error

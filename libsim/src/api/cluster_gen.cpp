@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "replay/generators.hpp"
-#include "sim/io/output_folder.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/go_json.hpp"
+#include "sim/io/output_folder.hpp"
 #include "sim/model/gpu_models.hpp"
 
 namespace sim::api {
@@ -74,9 +74,10 @@ std::string rfc3339(std::int64_t seconds) {
   const std::int64_t m = mp < 10 ? mp + 3 : mp - 9;
   y += m <= 2;
   char buf[96];
-  std::snprintf(buf, sizeof buf, "%04lld-%02lld-%02lldT%02lld:%02lld:%02lldZ", static_cast<long long>(y),
-                static_cast<long long>(m), static_cast<long long>(d), static_cast<long long>(rem / 3600),
-                static_cast<long long>(rem % 3600 / 60), static_cast<long long>(rem % 60));
+  std::snprintf(buf, sizeof buf, "%04lld-%02lld-%02lldT%02lld:%02lld:%02lldZ",
+                static_cast<long long>(y), static_cast<long long>(m), static_cast<long long>(d),
+                static_cast<long long>(rem / 3600), static_cast<long long>(rem % 3600 / 60),
+                static_cast<long long>(rem % 60));
   return buf;
 }
 
@@ -99,9 +100,11 @@ double lognormal(std::mt19937_64& rng, double median, double sigma) {
 std::string uid(std::mt19937_64& rng) {
   const std::uint64_t a = rng(), b = rng();
   char buf[40];
-  std::snprintf(buf, sizeof buf, "%08llx-%04llx-4%03llx-8%03llx-%012llx", static_cast<unsigned long long>(a >> 32),
-                static_cast<unsigned long long>((a >> 16) & 0xffff), static_cast<unsigned long long>(a & 0xfff),
-                static_cast<unsigned long long>(b >> 52), static_cast<unsigned long long>(b & 0xffffffffffffULL));
+  std::snprintf(
+      buf, sizeof buf, "%08llx-%04llx-4%03llx-8%03llx-%012llx",
+      static_cast<unsigned long long>(a >> 32), static_cast<unsigned long long>((a >> 16) & 0xffff),
+      static_cast<unsigned long long>(a & 0xfff), static_cast<unsigned long long>(b >> 52),
+      static_cast<unsigned long long>(b & 0xffffffffffffULL));
   return buf;
 }
 
@@ -202,7 +205,8 @@ class Generator {
       given += c;
       remainders.emplace_back(exact - std::floor(exact), i);
     }
-    std::stable_sort(remainders.begin(), remainders.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::stable_sort(remainders.begin(), remainders.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
     for (std::size_t k = 0; given < n; k = (k + 1) % remainders.size()) {
       ++counts[remainders[k].second];
       ++given;
@@ -216,12 +220,13 @@ class Generator {
       const Pool& p = kPools[i];
       pool_counts_.emplace_back(&p, counts[i]);
       for (int k = 0; k < counts[i]; ++k) {
-        nodes_.push_back({std::string(p.name) + "-" + std::to_string(k), &p, static_cast<double>(p.cpu),
-                          static_cast<double>(p.memory_gi)});
+        nodes_.push_back({std::string(p.name) + "-" + std::to_string(k), &p,
+                          static_cast<double>(p.cpu), static_cast<double>(p.memory_gi)});
       }
       physical_gpus_ += static_cast<double>(counts[i]) * p.gpus;
       if (p.kind == PoolKind::MIG) {
-        for (const MigSlot& s : kMigLayout) gpu_capacity_ += static_cast<double>(counts[i]) * p.gpus * s.per_gpu * s.gpu_share;
+        for (const MigSlot& s : kMigLayout)
+          gpu_capacity_ += static_cast<double>(counts[i]) * p.gpus * s.per_gpu * s.gpu_share;
       } else {
         gpu_capacity_ += static_cast<double>(counts[i]) * p.gpus;
       }
@@ -230,14 +235,18 @@ class Generator {
 
   void make_queues() {
     const int leaves = o_.queues;
-    const int depts = o_.levels == 3 ? std::clamp(static_cast<int>(std::lround(std::sqrt(leaves) / 3)), 2, 20)
-                                     : std::max(2, static_cast<int>(std::lround(std::sqrt(leaves))));
-    const int teams = o_.levels == 3 ? std::max(depts, static_cast<int>(std::lround(std::sqrt(leaves)))) : 0;
+    const int depts = o_.levels == 3
+                          ? std::clamp(static_cast<int>(std::lround(std::sqrt(leaves) / 3)), 2, 20)
+                          : std::max(2, static_cast<int>(std::lround(std::sqrt(leaves))));
+    const int teams =
+        o_.levels == 3 ? std::max(depts, static_cast<int>(std::lround(std::sqrt(leaves)))) : 0;
     for (int d = 0; d < depts; ++d) queues_.push_back({"dept-" + std::to_string(d), ""});
-    for (int t = 0; t < teams; ++t) queues_.push_back({"team-" + std::to_string(t), "dept-" + std::to_string(t % depts)});
+    for (int t = 0; t < teams; ++t)
+      queues_.push_back({"team-" + std::to_string(t), "dept-" + std::to_string(t % depts)});
     double total = 0;
     for (int l = 0; l < leaves; ++l) {
-      QueueNode q{"queue-" + std::to_string(l), teams > 0 ? "team-" + std::to_string(l % teams) : "dept-" + std::to_string(l % depts)};
+      QueueNode q{"queue-" + std::to_string(l), teams > 0 ? "team-" + std::to_string(l % teams)
+                                                          : "dept-" + std::to_string(l % depts)};
       q.draw = lognormal(rng_, 1.0, 1.0);
       static constexpr double kWeights[] = {1, 1, 1, 2, 4};
       static constexpr double kEven[] = {1, 1, 1, 1, 1};
@@ -268,14 +277,19 @@ class Generator {
       for (std::size_t i : leaves_) cumulative_.push_back(total += queues_[i].draw);
     }
     const double x = uniform(rng_) * cumulative_.back();
-    const auto k = static_cast<std::size_t>(std::upper_bound(cumulative_.begin(), cumulative_.end(), x) - cumulative_.begin());
+    const auto k = static_cast<std::size_t>(
+        std::upper_bound(cumulative_.begin(), cumulative_.end(), x) - cumulative_.begin());
     return queues_[leaves_[std::min(k, leaves_.size() - 1)]];
   }
 
-  std::int64_t runtime() { return std::clamp<std::int64_t>(std::llround(lognormal(rng_, 6 * 3600.0, 1.0)), 60, 72 * 3600); }
+  std::int64_t runtime() {
+    return std::clamp<std::int64_t>(std::llround(lognormal(rng_, 6 * 3600.0, 1.0)), 60, 72 * 3600);
+  }
 
-  GenJob& new_job(const QueueNode& q, const char* priority_class, int min_member, std::int64_t created_s) {
-    jobs_.push_back({"job-" + std::to_string(job_counter_++), q.name, priority_class, min_member, created_s});
+  GenJob& new_job(const QueueNode& q, const char* priority_class, int min_member,
+                  std::int64_t created_s) {
+    jobs_.push_back(
+        {"job-" + std::to_string(job_counter_++), q.name, priority_class, min_member, created_s});
     return jobs_.back();
   }
 
@@ -310,7 +324,8 @@ class Generator {
           {"kube-system", "kube-proxy"},
           {"monitoring", "node-exporter"},
           {"logging", "fluent-bit"},
-          gpu ? std::pair{"gpu-operator", "nvidia-dcgm-exporter"} : std::pair{"kube-system", "csi-node"}};
+          gpu ? std::pair{"gpu-operator", "nvidia-dcgm-exporter"}
+              : std::pair{"kube-system", "csi-node"}};
       for (const auto& [ns, daemon] : daemons) {
         GenPod p;
         p.name = std::string(daemon) + "-" + n.name;
@@ -330,7 +345,9 @@ class Generator {
     }
   }
 
-  std::int64_t running_created() { return kNowSeconds - 60 - static_cast<std::int64_t>(uniform(rng_) * 7 * 86400); }
+  std::int64_t running_created() {
+    return kNowSeconds - 60 - static_cast<std::int64_t>(uniform(rng_) * 7 * 86400);
+  }
 
   void make_running() {
     int budget = total_pods() - static_cast<int>(pods_.size()) - o_.pending_pods;
@@ -346,19 +363,23 @@ class Generator {
       const double cpu_per_gpu = p.gpus > 0 ? 0.6 * p.cpu / p.gpus : 0;
       const double mem_per_gpu = p.gpus > 0 ? 0.6 * p.memory_gi / p.gpus : 0;
       if (p.kind == PoolKind::WHOLE) {
-        // A quarter of the empty 8-GPU nodes start a running gang over this and the next free nodes.
+        // A quarter of the empty 8-GPU nodes start a running gang over this and the next free
+        // nodes.
         if (uniform(rng_) < 0.25) {
           static constexpr int kSizes[] = {2, 4, 8};
           static constexpr double kSizeWeights[] = {5, 3, 2};
           const int size = kSizes[pick(rng_, kSizeWeights)];
           std::vector<std::size_t> members{i};
-          for (std::size_t k = i + 1; k < nodes_.size() && static_cast<int>(members.size()) < size; ++k) {
-            if (nodes_[k].pool == n.pool && !full[k] && nodes_[k].pods == kSystemPodsPerNode) members.push_back(k);
+          for (std::size_t k = i + 1; k < nodes_.size() && static_cast<int>(members.size()) < size;
+               ++k) {
+            if (nodes_[k].pool == n.pool && !full[k] && nodes_[k].pods == kSystemPodsPerNode)
+              members.push_back(k);
           }
           if (static_cast<int>(members.size()) == size && size <= budget) {
             const GenJob job = new_job(draw_queue(), "train", size, running_created());
             for (int m = 0; m < size; ++m) {
-              GenPod& pod = add_pod(job, m, &nodes_[members[static_cast<std::size_t>(m)]], 8 * cpu_per_gpu, 8 * mem_per_gpu);
+              GenPod& pod = add_pod(job, m, &nodes_[members[static_cast<std::size_t>(m)]],
+                                    8 * cpu_per_gpu, 8 * mem_per_gpu);
               pod.gpus = 8;
               full[members[static_cast<std::size_t>(m)]] = true;
             }
@@ -380,7 +401,11 @@ class Generator {
       } else if (p.kind == PoolKind::SHARED) {
         // Each GPU: one whole pod, or inference fractions sharing it (one GPU group), or idle.
         static constexpr double kPatterns[] = {30, 30, 20, 10, 10};
-        static constexpr double kSplits[][4] = {{1, 0, 0, 0}, {0.5, 0.5, 0, 0}, {0.25, 0.25, 0.25, 0.25}, {0.5, 0.25, 0, 0}, {0, 0, 0, 0}};
+        static constexpr double kSplits[][4] = {{1, 0, 0, 0},
+                                                {0.5, 0.5, 0, 0},
+                                                {0.25, 0.25, 0.25, 0.25},
+                                                {0.5, 0.25, 0, 0},
+                                                {0, 0, 0, 0}};
         for (int g = 0; g < p.gpus && budget > 0; ++g) {
           const std::size_t pattern = pick(rng_, kPatterns);
           if (pattern == 0) {
@@ -421,7 +446,8 @@ class Generator {
         const double cpu = kCpu[pick(rng_, kCpuWeights)];
         const double mem = cpu * 4;
         if (n.pods >= kPodsPerNode || n.cpu_free < cpu || n.memory_free_gi < mem) continue;
-        const GenJob job = new_job(draw_queue(), uniform(rng_) < 0.3 ? "build" : "train", 1, running_created());
+        const GenJob job =
+            new_job(draw_queue(), uniform(rng_) < 0.3 ? "build" : "train", 1, running_created());
         add_pod(job, 0, &n, cpu, mem);
         --budget;
         placed = true;
@@ -431,12 +457,14 @@ class Generator {
 
   void make_pending() {
     int left = o_.pending_pods;
-    // Kinds: 1, 2, 4, 8 whole GPUs; a gang of 8-GPU pods; an L40S fraction; a MIG instance; CPU only.
+    // Kinds: 1, 2, 4, 8 whole GPUs; a gang of 8-GPU pods; an L40S fraction; a MIG instance; CPU
+    // only.
     static constexpr double kKinds[] = {30, 10, 8, 10, 8, 12, 10, 12};
     while (left > 0) {
       const std::size_t kind = pick(rng_, kKinds);
       const QueueNode& q = draw_queue();
-      const std::int64_t created = kNowSeconds - 1 - static_cast<std::int64_t>(uniform(rng_) * 3600);
+      const std::int64_t created =
+          kNowSeconds - 1 - static_cast<std::int64_t>(uniform(rng_) * 3600);
       const char* cls = uniform(rng_) < 0.15 ? "inference" : "train";
       ++pending_jobs_;
       if (kind <= 3) {
@@ -489,42 +517,61 @@ class Generator {
       labels["nvidia.com/gpu.memory"] = std::to_string(model::find_gpu_model(p.model)->memory_mib);
       labels["nvidia.com/gpu.count"] = std::to_string(p.gpus);
     }
-    ordered_json allocatable = {{"cpu", std::to_string(p.cpu)},
-                                {"memory", std::to_string(p.memory_gi) + "Gi"},
-                                {"pods", std::to_string(kPodsPerNode)},
-                                {"nvidia.com/gpu", p.kind == PoolKind::MIG ? "0" : std::to_string(p.gpus)}};
+    ordered_json allocatable = {
+        {"cpu", std::to_string(p.cpu)},
+        {"memory", std::to_string(p.memory_gi) + "Gi"},
+        {"pods", std::to_string(kPodsPerNode)},
+        {"nvidia.com/gpu", p.kind == PoolKind::MIG ? "0" : std::to_string(p.gpus)}};
     if (p.kind == PoolKind::MIG) {
-      for (const MigSlot& s : kMigLayout) allocatable[std::string("nvidia.com/mig-") + s.profile] = std::to_string(s.per_gpu * p.gpus);
+      for (const MigSlot& s : kMigLayout)
+        allocatable[std::string("nvidia.com/mig-") + s.profile] =
+            std::to_string(s.per_gpu * p.gpus);
     }
     return {{"apiVersion", "v1"},
             {"kind", "Node"},
             {"metadata", {{"name", n.name}, {"labels", labels}}},
-            {"status", {{"allocatable", allocatable}, {"conditions", ordered_json::array({{{"type", "Ready"}, {"status", "True"}}})}}}};
+            {"status",
+             {{"allocatable", allocatable},
+              {"conditions", ordered_json::array({{{"type", "Ready"}, {"status", "True"}}})}}}};
   }
 
   ordered_json queue_json(const QueueNode& q) const {
     ordered_json spec;
     if (!q.parent.empty()) spec["parentQueue"] = q.parent;
-    spec["resources"] = {{"gpu", {{"quota", q.gpu_quota}, {"limit", q.limit}, {"overQuotaWeight", q.weight}}},
-                         {"cpu", {{"quota", -1}, {"limit", -1}, {"overQuotaWeight", 1}}},
-                         {"memory", {{"quota", -1}, {"limit", -1}, {"overQuotaWeight", 1}}}};
-    return {{"apiVersion", "scheduling.run.ai/v2"}, {"kind", "Queue"}, {"metadata", {{"name", q.name}}}, {"spec", spec}};
+    spec["resources"] = {
+        {"gpu", {{"quota", q.gpu_quota}, {"limit", q.limit}, {"overQuotaWeight", q.weight}}},
+        {"cpu", {{"quota", -1}, {"limit", -1}, {"overQuotaWeight", 1}}},
+        {"memory", {{"quota", -1}, {"limit", -1}, {"overQuotaWeight", 1}}}};
+    return {{"apiVersion", "scheduling.run.ai/v2"},
+            {"kind", "Queue"},
+            {"metadata", {{"name", q.name}}},
+            {"spec", spec}};
   }
 
   ordered_json pod_group_json(const GenJob& j) const {
     return {{"apiVersion", "scheduling.run.ai/v2alpha2"},
             {"kind", "PodGroup"},
-            {"metadata", {{"name", "pg-" + j.name}, {"namespace", "ns-" + j.queue}, {"creationTimestamp", rfc3339(j.created_s)}}},
-            {"spec", {{"queue", j.queue}, {"minMember", j.min_member}, {"priorityClassName", j.priority_class}}}};
+            {"metadata",
+             {{"name", "pg-" + j.name},
+              {"namespace", "ns-" + j.queue},
+              {"creationTimestamp", rfc3339(j.created_s)}}},
+            {"spec",
+             {{"queue", j.queue},
+              {"minMember", j.min_member},
+              {"priorityClassName", j.priority_class}}}};
   }
 
   ordered_json pod_json(const GenPod& p, std::mt19937_64& uids) const {
-    ordered_json metadata = {{"name", p.name}, {"namespace", p.ns}, {"uid", uid(uids)}, {"creationTimestamp", rfc3339(p.created_s)}};
+    ordered_json metadata = {{"name", p.name},
+                             {"namespace", p.ns},
+                             {"uid", uid(uids)},
+                             {"creationTimestamp", rfc3339(p.created_s)}};
     ordered_json labels = ordered_json::object(), annotations = ordered_json::object();
     if (!p.system) {
       labels["kai.scheduler/queue"] = p.queue;
       annotations["pod-group-name"] = p.group;
-      if (p.runtime_s > 0) annotations[replay::kRuntimeAnnotation] = std::to_string(p.runtime_s) + "s";
+      if (p.runtime_s > 0)
+        annotations[replay::kRuntimeAnnotation] = std::to_string(p.runtime_s) + "s";
     } else {
       labels["app"] = p.owner_name;
     }
@@ -537,12 +584,15 @@ class Generator {
     }
     metadata["labels"] = labels;
     if (!annotations.empty()) metadata["annotations"] = annotations;
-    metadata["ownerReferences"] = ordered_json::array({{{"apiVersion", p.system ? "apps/v1" : "batch/v1"},
-                                                        {"kind", p.owner_kind},
-                                                        {"name", p.owner_name},
-                                                        {"uid", uid(uids)},
-                                                        {"controller", true}}});
-    const ordered_json requests = {{"cpu", quantity(p.cpu)}, {"memory", std::to_string(std::llround(p.memory_gi * 1024)) + "Mi"}};
+    metadata["ownerReferences"] =
+        ordered_json::array({{{"apiVersion", p.system ? "apps/v1" : "batch/v1"},
+                              {"kind", p.owner_kind},
+                              {"name", p.owner_name},
+                              {"uid", uid(uids)},
+                              {"controller", true}}});
+    const ordered_json requests = {
+        {"cpu", quantity(p.cpu)},
+        {"memory", std::to_string(std::llround(p.memory_gi * 1024)) + "Mi"}};
     ordered_json limits = ordered_json::object();
     if (p.gpus > 0) limits["nvidia.com/gpu"] = std::to_string(p.gpus);
     if (!p.mig_profile.empty()) limits["nvidia.com/mig-" + p.mig_profile] = "1";
@@ -552,16 +602,25 @@ class Generator {
     if (!p.priority_class.empty()) spec["priorityClassName"] = p.priority_class;
     if (!p.node.empty()) spec["nodeName"] = p.node;
     if (!p.selector_pool.empty()) spec["nodeSelector"] = {{"kaisim/pool", p.selector_pool}};
-    spec["containers"] = ordered_json::array({{{"name", "main"}, {"image", p.system ? "registry.k8s.io/" + p.owner_name : "ghcr.io/example/trainer:1.4"},
-                                               {"resources", resources}}});
-    return {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", metadata}, {"spec", spec},
+    spec["containers"] = ordered_json::array(
+        {{{"name", "main"},
+          {"image", p.system ? "registry.k8s.io/" + p.owner_name : "ghcr.io/example/trainer:1.4"},
+          {"resources", resources}}});
+    return {{"apiVersion", "v1"},
+            {"kind", "Pod"},
+            {"metadata", metadata},
+            {"spec", spec},
             {"status", {{"phase", p.running ? "Running" : "Pending"}}}};
   }
 
   static ordered_json priority_classes() {
     ordered_json out = ordered_json::array();
-    for (const auto& [name, value] : {std::pair{"train", 50}, {"build-preemptible", 75}, {"build", 100}, {"inference", 125}}) {
-      out.push_back({{"apiVersion", "scheduling.k8s.io/v1"}, {"kind", "PriorityClass"}, {"metadata", {{"name", name}}}, {"value", value}});
+    for (const auto& [name, value] :
+         {std::pair{"train", 50}, {"build-preemptible", 75}, {"build", 100}, {"inference", 125}}) {
+      out.push_back({{"apiVersion", "scheduling.k8s.io/v1"},
+                     {"kind", "PriorityClass"},
+                     {"metadata", {{"name", name}}},
+                     {"value", value}});
     }
     return out;
   }
@@ -580,7 +639,8 @@ class Generator {
     // KAI's snapshot.json (pkg/scheduler/plugins/snapshot): config and schedulerParams as KAI's
     // in-code defaults, the objects under rawObjects by kind.
     std::string out = "{\"config\":{},\"schedulerParams\":{},\"rawObjects\":{\n\"nodes\":[";
-    for (std::size_t i = 0; i < nodes_.size(); ++i) out += (i ? ",\n" : "\n") + node_json(nodes_[i]).dump();
+    for (std::size_t i = 0; i < nodes_.size(); ++i)
+      out += (i ? ",\n" : "\n") + node_json(nodes_[i]).dump();
     out += "]";
     std::string current;
     bool first = true;
@@ -598,7 +658,9 @@ class Generator {
   }
 
   std::string manifests() const {
-    std::string out = "# Generated by `kaisim gen cluster` with the objects of snapshot.json, one JSON document each.\n";
+    std::string out =
+        "# Generated by `kaisim gen cluster` with the objects of snapshot.json, one JSON document "
+        "each.\n";
     for_each_object([&](const char*, const std::string& json) { out += "---\n" + json + "\n"; });
     return out;
   }
@@ -606,7 +668,8 @@ class Generator {
   std::string arrivals(std::size_t& count) {
     // A day of single-pod arrivals for the scenario: whole GPUs, fractions and CPU pods.
     std::ostringstream csv;
-    csv << "submit_s,name,queue,namespace,priority_class,gpus,gpu_fraction,gpu_memory_mib,cpu,memory,runtime_s\n";
+    csv << "submit_s,name,queue,namespace,priority_class,gpus,gpu_fraction,gpu_memory_mib,cpu,"
+           "memory,runtime_s\n";
     std::vector<std::int64_t> at(static_cast<std::size_t>(o_.arrivals));
     for (std::int64_t& t : at) t = static_cast<std::int64_t>(uniform(rng_) * 86400);
     std::sort(at.begin(), at.end());
@@ -614,10 +677,14 @@ class Generator {
     for (std::size_t i = 0; i < at.size(); ++i) {
       const QueueNode& q = draw_queue();
       const std::size_t kind = pick(rng_, kKinds);
-      csv << at[i] << ",arrival-" << i << "," << q.name << ",ns-" << q.name << "," << (kind == 1 ? "inference" : "train") << ",";
-      if (kind == 0) csv << (1 << pick(rng_, {50.0, 20.0, 15.0, 15.0})) << ",,,8,64Gi,";
-      else if (kind == 1) csv << "," << (uniform(rng_) < 0.5 ? "0.25" : "0.5") << ",,2,8Gi,";
-      else csv << ",,," << 1 + static_cast<int>(uniform(rng_) * 4) << ",8Gi,";
+      csv << at[i] << ",arrival-" << i << "," << q.name << ",ns-" << q.name << ","
+          << (kind == 1 ? "inference" : "train") << ",";
+      if (kind == 0)
+        csv << (1 << pick(rng_, {50.0, 20.0, 15.0, 15.0})) << ",,,8,64Gi,";
+      else if (kind == 1)
+        csv << "," << (uniform(rng_) < 0.5 ? "0.25" : "0.5") << ",,2,8Gi,";
+      else
+        csv << ",,," << 1 + static_cast<int>(uniform(rng_) * 4) << ",8Gi,";
       csv << runtime() << "\n";
     }
     count = at.size();
@@ -626,10 +693,11 @@ class Generator {
 
   std::string scenario() const {
     std::ostringstream sc;
-    sc << "# Generated by `kaisim gen cluster --seed " << o_.seed << " --nodes " << o_.nodes << " --pods " << o_.pods
-       << " --pending-pods " << o_.pending_pods << " --queues " << o_.queues << " --levels " << o_.levels << " --arrivals "
-       << o_.arrivals << "`.\n"
-       << "# The state of snapshot.json at time 0 (cluster.yaml), then a day of arrivals (arrivals.csv).\n"
+    sc << "# Generated by `kaisim gen cluster --seed " << o_.seed << " --nodes " << o_.nodes
+       << " --pods " << o_.pods << " --pending-pods " << o_.pending_pods << " --queues "
+       << o_.queues << " --levels " << o_.levels << " --arrivals " << o_.arrivals << "`.\n"
+       << "# The state of snapshot.json at time 0 (cluster.yaml), then a day of arrivals "
+          "(arrivals.csv).\n"
        << "schema_version: 1\n"
        << "name: generated-cluster\n"
        << "seed: " << o_.seed << "\n"
@@ -641,7 +709,8 @@ class Generator {
       if (p->gpus > 0) sc << ", gpuModel: " << p->model;
       if (p->kind == PoolKind::MIG) {
         sc << ", mig: {";
-        for (std::size_t k = 0; k < std::size(kMigLayout); ++k) sc << (k ? ", " : "") << kMigLayout[k].profile << ": " << kMigLayout[k].per_gpu;
+        for (std::size_t k = 0; k < std::size(kMigLayout); ++k)
+          sc << (k ? ", " : "") << kMigLayout[k].profile << ": " << kMigLayout[k].per_gpu;
         sc << "}";
       }
       sc << ", cpu: \"" << p->cpu << "\", memory: " << p->memory_gi << "Gi}\n";
@@ -656,27 +725,35 @@ class Generator {
 
 GeneratedCluster generate_cluster(const ClusterGenOptions& options) {
   ClusterGenOptions o = options;
-  if (o.nodes < 1 || o.nodes > 20'000) throw InputError({}, "nodes", "must be between 1 and 20000, got " + std::to_string(o.nodes));
+  if (o.nodes < 1 || o.nodes > 20'000)
+    throw InputError({}, "nodes", "must be between 1 and 20000, got " + std::to_string(o.nodes));
   const long long system = static_cast<long long>(o.nodes) * kSystemPodsPerNode;
   if (o.pods < 0) o.pods = 35 * o.nodes;
   if (o.pods < system || o.pods > static_cast<long long>(o.nodes) * kPodsPerNode) {
-    throw InputError({}, "pods", "must be between " + std::to_string(system) + " (the system pods, " +
-                                     std::to_string(kSystemPodsPerNode) + " per node) and " +
-                                     std::to_string(static_cast<long long>(o.nodes) * kPodsPerNode) + " (110 per node), got " +
-                                     std::to_string(o.pods));
+    throw InputError({}, "pods",
+                     "must be between " + std::to_string(system) + " (the system pods, " +
+                         std::to_string(kSystemPodsPerNode) + " per node) and " +
+                         std::to_string(static_cast<long long>(o.nodes) * kPodsPerNode) +
+                         " (110 per node), got " + std::to_string(o.pods));
   }
   if (o.pending_pods < 0) o.pending_pods = o.pods / 20;
   if (o.pending_pods > o.pods - system) {
-    throw InputError({}, "pending_pods", "must be between 0 and " + std::to_string(o.pods - system) +
-                                             " (the pods less the system pods), got " + std::to_string(o.pending_pods));
+    throw InputError({}, "pending_pods",
+                     "must be between 0 and " + std::to_string(o.pods - system) +
+                         " (the pods less the system pods), got " + std::to_string(o.pending_pods));
   }
   if (o.queues < 0) o.queues = std::clamp(o.nodes / 8, 50, 500);
-  if (o.queues < 1 || o.queues > 5000) throw InputError({}, "queues", "must be between 1 and 5000, got " + std::to_string(o.queues));
-  if (o.levels != 2 && o.levels != 3) throw InputError({}, "levels", "must be 2 or 3, got " + std::to_string(o.levels));
+  if (o.queues < 1 || o.queues > 5000)
+    throw InputError({}, "queues", "must be between 1 and 5000, got " + std::to_string(o.queues));
+  if (o.levels != 2 && o.levels != 3)
+    throw InputError({}, "levels", "must be 2 or 3, got " + std::to_string(o.levels));
   if (o.arrivals < 0) o.arrivals = std::min(200'000, o.pods / 10);
-  if (o.arrivals > 200'000) throw InputError({}, "arrivals", "must be between 0 and 200000, got " + std::to_string(o.arrivals));
+  if (o.arrivals > 200'000)
+    throw InputError({}, "arrivals",
+                     "must be between 0 and 200000, got " + std::to_string(o.arrivals));
   GeneratedCluster out = Generator(o).run();
-  if (!o.out_dir.empty()) out.output_notes = io::write_output_folder(o.out_dir, out.files, "cluster").notes();
+  if (!o.out_dir.empty())
+    out.output_notes = io::write_output_folder(o.out_dir, out.files, "cluster").notes();
   return out;
 }
 

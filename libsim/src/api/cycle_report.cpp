@@ -48,10 +48,13 @@ ordered_json groups(const std::vector<std::string>& ids) {
 ordered_json numa_zones(const model::Task& t, const model::Node& node) {
   ordered_json out = ordered_json::array();
   for (const model::ZoneAmounts& z : t.numa_placement) {
-    if (!node.numa || z.zone < 0 || static_cast<std::size_t>(z.zone) >= node.numa->zones.size()) continue;
+    if (!node.numa || z.zone < 0 || static_cast<std::size_t>(z.zone) >= node.numa->zones.size())
+      continue;
     ordered_json amount = ordered_json::object();
-    for (const auto& [resource, milli] : z.amount) amount[resource] = io::format_milli_quantity(milli);
-    out.push_back({{"zone", node.numa->zones[static_cast<std::size_t>(z.zone)].id}, {"amount", amount}});
+    for (const auto& [resource, milli] : z.amount)
+      amount[resource] = io::format_milli_quantity(milli);
+    out.push_back(
+        {{"zone", node.numa->zones[static_cast<std::size_t>(z.zone)].id}, {"amount", amount}});
   }
   return out;
 }
@@ -64,7 +67,8 @@ ordered_json claim_allocations(const model::ClusterState& state, const model::Ta
     if (pc.claim >= 0) {
       const model::ResourceClaim& claim = state.claims[static_cast<std::size_t>(pc.claim)];
       if (claim.allocation) {
-        for (const model::DraDevice& d : claim.allocation->devices) devices.push_back(d.driver + "/" + d.pool + "/" + d.name);
+        for (const model::DraDevice& d : claim.allocation->devices)
+          devices.push_back(d.driver + "/" + d.pool + "/" + d.name);
       }
     }
     out.push_back({{"name", pc.name}, {"claim", pc.claim_name}, {"devices", devices}});
@@ -74,8 +78,9 @@ ordered_json claim_allocations(const model::ClusterState& state, const model::Ta
 
 }  // namespace
 
-std::string run_cycle_report(const std::vector<io::SnapshotSource>& sources, const io::SnapshotOptions& options,
-                             Diagnostics& diagnostics, CycleFormat format) {
+std::string run_cycle_report(const std::vector<io::SnapshotSource>& sources,
+                             const io::SnapshotOptions& options, Diagnostics& diagnostics,
+                             CycleFormat format) {
   model::ClusterState state = io::load_snapshot(sources, options, diagnostics);
   sched::Session ssn = sched::run_cycle(state);
   const model::QueueTree& tree = state.queue_tree;
@@ -85,11 +90,13 @@ std::string run_cycle_report(const std::vector<io::SnapshotSource>& sources, con
 
   // Without the proportion plugin (a custom plugin list) there is no fair share: 0 throughout.
   const IdVector<QueueId, fairshare::QueueShares>* shares = sched::queue_shares(ssn);
-  const IdVector<QueueId, fairshare::QueueShares> specs = shares ? IdVector<QueueId, fairshare::QueueShares>{}
-                                                                 : sched::open_queue_attributes(ssn.state);
+  const IdVector<QueueId, fairshare::QueueShares> specs =
+      shares ? IdVector<QueueId, fairshare::QueueShares>{}
+             : sched::open_queue_attributes(ssn.state);
   if (!shares) shares = &specs;
   std::vector<QueueId> queues(tree.level_order().begin(), tree.level_order().end());
-  std::sort(queues.begin(), queues.end(), [&](QueueId a, QueueId b) { return tree.uid(a) < tree.uid(b); });
+  std::sort(queues.begin(), queues.end(),
+            [&](QueueId a, QueueId b) { return tree.uid(a) < tree.uid(b); });
   ordered_json fair = ordered_json::object();
   for (QueueId q : queues) {
     ResourceVec v = ResourceVec::Zero();
@@ -105,7 +112,8 @@ std::string run_cycle_report(const std::vector<io::SnapshotSource>& sources, con
     entry["pod"] = t.key();
     entry["node"] = state.nodes[b.node].name;
     entry["gpuGroups"] = groups(b.gpu_groups);
-    entry["gpuFraction"] = t.is_shared_gpu_allocation() ? number(t.accepted_gpu.portion) : ordered_json(nullptr);
+    entry["gpuFraction"] =
+        t.is_shared_gpu_allocation() ? number(t.accepted_gpu.portion) : ordered_json(nullptr);
     entry["gpus"] = number(at(t.accepted, Resource::GPU));
     if (!t.numa_placement.empty()) entry["numaZones"] = numa_zones(t, state.nodes[b.node]);
     if (!t.claims.empty()) entry["resourceClaims"] = claim_allocations(state, t);
@@ -133,7 +141,8 @@ std::string run_cycle_report(const std::vector<io::SnapshotSource>& sources, con
     entry["pod"] = t.key();
     entry["node"] = state.nodes[e.node].name;
     entry["reason"] = e.reason;
-    entry["for"] = e.beneficiary.valid() ? ordered_json(state.jobs[e.beneficiary].name) : ordered_json(nullptr);
+    entry["for"] = e.beneficiary.valid() ? ordered_json(state.jobs[e.beneficiary].name)
+                                         : ordered_json(nullptr);
     // KAI deletes the pod; only a controller brings it back (as a new Pending pod).
     entry["outcome"] = t.controller_owned ? "recreated-pending" : "deleted";
     evictions.push_back(entry);
@@ -153,7 +162,8 @@ std::string run_cycle_report(const std::vector<io::SnapshotSource>& sources, con
       const bool is_allocated = model::is_allocated(t.status);
       if (is_allocated) {
         amount = sched::Session::quantify_accepted(t);
-      } else if (t.status == model::TaskStatus::PENDING || t.status == model::TaskStatus::PIPELINED) {
+      } else if (t.status == model::TaskStatus::PENDING ||
+                 t.status == model::TaskStatus::PIPELINED) {
         amount = t.request;
       } else {
         continue;

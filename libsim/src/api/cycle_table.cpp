@@ -71,9 +71,11 @@ std::string rfc3339(std::int64_t ns) {
 
 }  // namespace
 
-std::string cycle_table(const ordered_json& report, const std::vector<QueueBounds>& bounds, std::int64_t now_ns) {
+std::string cycle_table(const ordered_json& report, const std::vector<QueueBounds>& bounds,
+                        std::int64_t now_ns) {
   std::ostringstream s;
-  s << "kaisim cycle" << (now_ns > 0 ? " at " + rfc3339(now_ns) : std::string()) << ": " << plural(report["binds"].size(), "bind", "binds") << ", "
+  s << "kaisim cycle" << (now_ns > 0 ? " at " + rfc3339(now_ns) : std::string()) << ": "
+    << plural(report["binds"].size(), "bind", "binds") << ", "
     << plural(report["evictions"].size(), "eviction", "evictions") << ", "
     << plural(report["pipelined"].size(), "pipelined pod", "pipelined pods") << ", "
     << plural(report["pending"].size(), "job pending", "jobs pending") << "\n";
@@ -81,24 +83,29 @@ std::string cycle_table(const ordered_json& report, const std::vector<QueueBound
   if (!report["binds"].empty()) {
     std::vector<Row> rows;
     for (const auto& b : report["binds"]) {
-      rows.push_back({b["pod"].get<std::string>(), b["node"].get<std::string>(), str(b["gpus"]), str(b["gpuFraction"]),
-                      join(b["gpuGroups"])});
+      rows.push_back({b["pod"].get<std::string>(), b["node"].get<std::string>(), str(b["gpus"]),
+                      str(b["gpuFraction"]), join(b["gpuGroups"])});
     }
-    s << "\nbinds\n" << table({"pod", "node", "gpus", "fraction", "gpu groups"}, rows, {false, false, true, true, false});
+    s << "\nbinds\n"
+      << table({"pod", "node", "gpus", "fraction", "gpu groups"}, rows,
+               {false, false, true, true, false});
   }
   if (!report["evictions"].empty()) {
     std::vector<Row> rows;
     for (const auto& e : report["evictions"]) {
-      rows.push_back({e["pod"].get<std::string>(), e["node"].get<std::string>(), e["reason"].get<std::string>(),
-                      str(e["for"]), e["outcome"].get<std::string>()});
+      rows.push_back({e["pod"].get<std::string>(), e["node"].get<std::string>(),
+                      e["reason"].get<std::string>(), str(e["for"]),
+                      e["outcome"].get<std::string>()});
     }
-    s << "\nevictions\n" << table({"pod", "node", "reason", "for PodGroup", "outcome"}, rows, {false, false, false, false, false});
+    s << "\nevictions\n"
+      << table({"pod", "node", "reason", "for PodGroup", "outcome"}, rows,
+               {false, false, false, false, false});
   }
   if (!report["pipelined"].empty()) {
     std::vector<Row> rows;
     for (const auto& p : report["pipelined"]) {
-      rows.push_back({p["pod"].get<std::string>(), p["node"].get<std::string>(), p["action"].get<std::string>(),
-                      join(p["gpuGroups"])});
+      rows.push_back({p["pod"].get<std::string>(), p["node"].get<std::string>(),
+                      p["action"].get<std::string>(), join(p["gpuGroups"])});
     }
     s << "\npipelined (run once releasing resources are free)\n"
       << table({"pod", "node", "action", "gpu groups"}, rows, {false, false, false, false});
@@ -109,21 +116,25 @@ std::string cycle_table(const ordered_json& report, const std::vector<QueueBound
     const auto& fair = report["fairShare"][q.queue];
     const auto& queue = report["queues"][q.queue];
     const auto& status = queue["status"]["allocated"];
-    rows.push_back({q.queue, str(fair["gpu"]), str(queue["allocated"]["gpu"]), str(queue["requested"]["gpu"]),
-                    bound(at(q.quota, Resource::GPU)), bound(at(q.limit, Resource::GPU)), status["cpu"].get<std::string>(),
-                    bound(at(q.limit, Resource::CPU)), memory(queue["allocated"]["memory"].get<double>()),
+    rows.push_back({q.queue, str(fair["gpu"]), str(queue["allocated"]["gpu"]),
+                    str(queue["requested"]["gpu"]), bound(at(q.quota, Resource::GPU)),
+                    bound(at(q.limit, Resource::GPU)), status["cpu"].get<std::string>(),
+                    bound(at(q.limit, Resource::CPU)),
+                    memory(queue["allocated"]["memory"].get<double>()),
                     memory(at(q.limit, Resource::MEMORY))});
   }
-  s << "\nqueues (GPUs in devices; cpu in cores or millicores (m), memory in bytes (Mi, Gi); none = unlimited)\n"
-    << table({"queue", "fair share", "allocated", "requested", "quota", "limit", "cpu alloc", "cpu limit", "mem alloc",
-              "mem limit"},
+  s << "\nqueues (GPUs in devices; cpu in cores or millicores (m), memory in bytes (Mi, Gi); none "
+       "= unlimited)\n"
+    << table({"queue", "fair share", "allocated", "requested", "quota", "limit", "cpu alloc",
+              "cpu limit", "mem alloc", "mem limit"},
              rows, {false, true, true, true, true, true, true, true, true, true});
 
   if (!report["pending"].empty()) {
     s << "\npending (why each job waits)\n";
     std::vector<Row> jobs;
     for (const auto& p : report["pending"]) {
-      jobs.push_back({p["job"].get<std::string>(), p["queue"].get<std::string>(), str(p["pendingPods"])});
+      jobs.push_back(
+          {p["job"].get<std::string>(), p["queue"].get<std::string>(), str(p["pendingPods"])});
     }
     std::size_t job_w = 3, queue_w = 5;
     for (const Row& r : jobs) {
@@ -133,8 +144,9 @@ std::string cycle_table(const ordered_json& report, const std::vector<QueueBound
     std::size_t i = 0;
     for (const auto& p : report["pending"]) {
       const Row& r = jobs[i++];
-      s << "  " << r[0] << std::string(job_w - r[0].size(), ' ') << "  queue " << r[1] << std::string(queue_w - r[1].size(), ' ')
-        << "  " << r[2] << (r[2] == "1" ? " pod" : " pods") << "\n";
+      s << "  " << r[0] << std::string(job_w - r[0].size(), ' ') << "  queue " << r[1]
+        << std::string(queue_w - r[1].size(), ' ') << "  " << r[2]
+        << (r[2] == "1" ? " pod" : " pods") << "\n";
       if (p["reasons"].empty()) s << "    - no reason recorded\n";
       for (const auto& why : p["reasons"]) s << "    - " << why.get<std::string>() << "\n";
     }

@@ -18,6 +18,7 @@ struct QueueBounds {
 };
 
 /// The report's binds, evictions, pipelined pods, queues and pending jobs as aligned tables.
-std::string cycle_table(const nlohmann::ordered_json& report, const std::vector<QueueBounds>& bounds, std::int64_t now_ns);
+std::string cycle_table(const nlohmann::ordered_json& report,
+                        const std::vector<QueueBounds>& bounds, std::int64_t now_ns);
 
 }  // namespace sim::api

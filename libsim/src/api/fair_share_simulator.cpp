@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
+#include "sim/core/go_json.hpp"
 #include "sim/core/resource_vec.hpp"
 #include "sim/fairshare/hierarchy.hpp"
-#include "sim/core/go_json.hpp"
 #include "sim/model/queue_tree.hpp"
 
 namespace sim::api {
@@ -73,11 +73,14 @@ std::vector<QueueFairShare> simulate_fair_share(const io::SimulateRequest& reque
   for (QueueId id : order) {
     const io::QueueOverrides& q = request.queues[tree.source_index(id)];
     fairshare::QueueShares& s = shares[id];
-    for (Resource r : kQuotaResources) s[r] = apply_defaults(q.shares[slot(r)], r, requests[id][slot(r)]);
+    for (Resource r : kQuotaResources)
+      s[r] = apply_defaults(q.shares[slot(r)], r, requests[id][slot(r)]);
     s.priority = q.priority.value_or(0);
     // Without a timestamp KAI uses "now" at conversion time, i.e. list order.
-    s.created = q.created_ns ? model::CreationTime{*q.created_ns, 0}
-                             : model::CreationTime::unknown(static_cast<std::int64_t>(tree.source_index(id)));
+    s.created =
+        q.created_ns
+            ? model::CreationTime{*q.created_ns, 0}
+            : model::CreationTime::unknown(static_cast<std::int64_t>(tree.source_index(id)));
   }
 
   ResourceVec total = ResourceVec::Zero();
@@ -102,8 +105,8 @@ std::string fair_share_response(const std::vector<QueueFairShare>& shares, bool 
     const QueueFairShare& q = shares[i];
     if (pretty) {
       out += "  " + json_string(q.uid) + ": {\n    \"gpu\": " + go_json_number(q.gpu) +
-             ",\n    \"cpu\": " + go_json_number(q.cpu) + ",\n    \"memory\": " +
-             go_json_number(q.memory) + "\n  }";
+             ",\n    \"cpu\": " + go_json_number(q.cpu) +
+             ",\n    \"memory\": " + go_json_number(q.memory) + "\n  }";
       out += i + 1 < shares.size() ? ",\n" : "\n";
     } else {
       out += json_string(q.uid) + ":{\"gpu\":" + go_json_number(q.gpu) +

@@ -30,7 +30,8 @@ std::string default_api_version(const std::string& kind) {
   if (kind == "Queue") return "scheduling.run.ai/v2";
   if (kind == "PodGroup") return "scheduling.run.ai/v2alpha2";
   if (kind == "PriorityClass") return "scheduling.k8s.io/v1";
-  if (kind == "ResourceClaim" || kind == "ResourceClaimTemplate" || kind == "DeviceClass" || kind == "ResourceSlice") {
+  if (kind == "ResourceClaim" || kind == "ResourceClaimTemplate" || kind == "DeviceClass" ||
+      kind == "ResourceSlice") {
     return "resource.k8s.io/v1";
   }
   return "v1";
@@ -50,7 +51,8 @@ std::string tenths(double s) {
 
 class Verifier {
  public:
-  Verifier(const ConnectionOptions& connection, Diagnostics& diagnostics) : api_(connection), diagnostics_(diagnostics) {}
+  Verifier(const ConnectionOptions& connection, Diagnostics& diagnostics)
+      : api_(connection), diagnostics_(diagnostics) {}
 
   // Server-side apply of one scenario object; throws when the cluster refuses it.
   std::string apply(const YAML::Node& doc) {
@@ -59,29 +61,40 @@ class Verifier {
     versions_[kind] = version;
     const std::optional<ResourceInfo> r = api_.resource(version, kind);
     const std::string name = object["metadata"].value("name", "");
-    if (!r) throw ClusterError(404, "NotFound", api_.http().access().server + ": the server does not serve " + kind + " in " + version);
+    if (!r)
+      throw ClusterError(
+          404, "NotFound",
+          api_.http().access().server + ": the server does not serve " + kind + " in " + version);
     std::string ns;
     if (r->namespaced) {
       ns = object["metadata"].value("namespace", "default");
       object["metadata"]["namespace"] = ns;
     }
     const HttpResponse resp = api_.apply(*r, object, "kaisim", false, false);
-    if (resp.status != 200 && resp.status != 201) api_.http().fail("PATCH", KubeApi::path(*r, ns, name), resp);
-    return "apply " + kind + " " + (ns.empty() ? "" : ns + "/") + name + ": " + (resp.status == 201 ? "created" : "applied");
+    if (resp.status != 200 && resp.status != 201)
+      api_.http().fail("PATCH", KubeApi::path(*r, ns, name), resp);
+    return "apply " + kind + " " + (ns.empty() ? "" : ns + "/") + name + ": " +
+           (resp.status == 201 ? "created" : "applied");
   }
 
   std::string remove(const replay::ObjectRef& ref) {
-    const std::string version = versions_.contains(ref.kind) ? versions_[ref.kind] : default_api_version(ref.kind);
+    const std::string version =
+        versions_.contains(ref.kind) ? versions_[ref.kind] : default_api_version(ref.kind);
     const std::optional<ResourceInfo> r = api_.resource(version, ref.kind);
     const std::string what = ref.kind + " " + (ref.ns.empty() ? "" : ref.ns + "/") + ref.name;
     if (!r) return "delete " + what + ": not served";
-    return "delete " + what + ": " + (api_.remove(*r, r->namespaced ? ref.ns : "", ref.name, false) ? "deleted" : "not found");
+    return "delete " + what + ": " +
+           (api_.remove(*r, r->namespaced ? ref.ns : "", ref.name, false) ? "deleted"
+                                                                          : "not found");
   }
 
   std::map<std::string, io::QueueStatus> observed_queues() {
     if (!queues_) {
       queues_ = api_.resource("scheduling.run.ai/v2", "Queue");
-      if (!queues_) throw ClusterError(404, "NotFound", api_.http().access().server + ": Queues are not served (KAI's CRDs are not installed)");
+      if (!queues_)
+        throw ClusterError(
+            404, "NotFound",
+            api_.http().access().server + ": Queues are not served (KAI's CRDs are not installed)");
     }
     return live::observed_queue_status(api_.list(*queues_).items);
   }
@@ -102,11 +115,13 @@ std::size_t VerifyReport::drifting() const {
 }
 
 std::string VerifyReport::step_text(const VerifyStep& step) {
-  std::string out = "step " + std::to_string(step.index) + " at " + seconds(step.at_s) + " (" + step.name + "): " +
-                    (step.drift ? "DRIFT" : "ok") + ", compared until " + tenths(step.compared_at_s) + "\n";
+  std::string out = "step " + std::to_string(step.index) + " at " + seconds(step.at_s) + " (" +
+                    step.name + "): " + (step.drift ? "DRIFT" : "ok") + ", compared until " +
+                    tenths(step.compared_at_s) + "\n";
   for (const DriftRow& r : step.rows) {
     if (!r.drift) continue;
-    out += "  " + r.queue + " status." + r.field + " " + r.resource + ": predicted " + r.predicted + ", observed " + r.observed + "\n";
+    out += "  " + r.queue + " status." + r.field + " " + r.resource + ": predicted " + r.predicted +
+           ", observed " + r.observed + "\n";
   }
   return out;
 }
@@ -125,8 +140,12 @@ std::string VerifyReport::json() const {
     e["drift"] = s.drift;
     ordered_json rows = ordered_json::array();
     for (const DriftRow& r : s.rows) {
-      rows.push_back({{"queue", r.queue}, {"field", r.field}, {"resource", r.resource}, {"predicted", r.predicted},
-                      {"observed", r.observed}, {"drift", r.drift}});
+      rows.push_back({{"queue", r.queue},
+                      {"field", r.field},
+                      {"resource", r.resource},
+                      {"predicted", r.predicted},
+                      {"observed", r.observed},
+                      {"drift", r.drift}});
     }
     e["rows"] = rows;
     out["steps"].push_back(e);
@@ -136,7 +155,8 @@ std::string VerifyReport::json() const {
 }
 
 VerifyReport verify_live(const ConnectionOptions& connection, const VerifyOptions& options,
-                         const std::function<void(const VerifyStep&)>& on_step, Diagnostics& diagnostics) {
+                         const std::function<void(const VerifyStep&)>& on_step,
+                         Diagnostics& diagnostics) {
   const replay::Scenario sc = replay::load_scenario(options.scenario, diagnostics);
   ReplayOptions replay_options;
   replay_options.scenario_path = options.scenario;
@@ -172,7 +192,8 @@ VerifyReport verify_live(const ConnectionOptions& connection, const VerifyOption
     sleep_until(result.at_s);
     for (const replay::ObjectRef& r : step.remove) result.actions.push_back(cluster.remove(r));
     for (const replay::Manifest& m : step.apply) result.actions.push_back(cluster.apply(m.doc));
-    for (const replay::PodShape& pod : step.pods) result.actions.push_back(cluster.apply(replay::bare_pod_manifest(pod)));
+    for (const replay::PodShape& pod : step.pods)
+      result.actions.push_back(cluster.apply(replay::bare_pod_manifest(pod)));
 
     // The prediction for the end of this step: the replay's last status before the next step.
     const std::int64_t end_ms = i + 1 < sc.steps.size() ? sc.steps[i + 1].at_ms : sc.duration_ms;
@@ -181,7 +202,8 @@ VerifyReport verify_live(const ConnectionOptions& connection, const VerifyOption
       if (s.at_ms < end_ms) last = &s;
     }
     std::map<std::string, io::QueueStatus> want;
-    for (const std::string& q : scenario_queues) want[q] = last && last->queues.contains(q) ? last->queues.at(q) : io::QueueStatus{};
+    for (const std::string& q : scenario_queues)
+      want[q] = last && last->queues.contains(q) ? last->queues.at(q) : io::QueueStatus{};
     const double from = std::max(result.at_s, last ? static_cast<double>(last->at_ms) / 1000 : 0.0);
     const double until = std::min(from + options.settle_s, static_cast<double>(end_ms) / 1000);
     sleep_until(from);
@@ -189,7 +211,8 @@ VerifyReport verify_live(const ConnectionOptions& connection, const VerifyOption
     for (;;) {
       const std::map<std::string, io::QueueStatus> all = cluster.observed_queues();
       seen.clear();
-      for (const std::string& q : scenario_queues) seen[q] = all.contains(q) ? all.at(q) : io::QueueStatus{};
+      for (const std::string& q : scenario_queues)
+        seen[q] = all.contains(q) ? all.at(q) : io::QueueStatus{};
       if (seen == want || since() >= until) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(250));
     }

@@ -19,7 +19,8 @@ WaitReason reason(WaitCause cause, std::string message) {
 }
 
 bool is_gpu_shortage(WaitCause c) {
-  return c == WaitCause::NotEnoughGpus || c == WaitCause::NotEnoughGpuMemory || c == WaitCause::Fragmentation;
+  return c == WaitCause::NotEnoughGpus || c == WaitCause::NotEnoughGpuMemory ||
+         c == WaitCause::Fragmentation;
 }
 
 // No node has the GPUs and the queue already holds its fair share with this pod: reclaim takes
@@ -51,16 +52,20 @@ std::vector<PendingJob> pending_jobs(const sched::Session& ssn) {
     if (!ssn.may_have_pending(j)) continue;  // no pod of it was or became pending
     const model::Job& job = state.jobs[j];
     std::int64_t waiting = 0;
-    for (TaskId t : job.tasks) waiting += state.tasks[t].status == model::TaskStatus::PENDING ? 1 : 0;
+    for (TaskId t : job.tasks)
+      waiting += state.tasks[t].status == model::TaskStatus::PENDING ? 1 : 0;
     if (waiting == 0) continue;
     PendingJob entry{j, waiting, {}};
     std::vector<WaitReason>& reasons = entry.reasons;
     if (!job.problem.empty()) {
-      reasons.push_back(reason(job.queue.valid() ? WaitCause::Other : WaitCause::Queue, job.problem));
+      reasons.push_back(
+          reason(job.queue.valid() ? WaitCause::Other : WaitCause::Queue, job.problem));
     } else if (!job.queue.valid() || !tree.is_leaf(job.queue)) {
-      reasons.push_back(reason(WaitCause::Queue, "queue \"" + job.queue_name +
-                                                     "\" is not a leaf queue; KAI schedules only jobs of leaf queues"));
-    } else if (const sched::JobView view = sched::full_view(ssn, j); !sched::is_ready_for_scheduling(ssn, view)) {
+      reasons.push_back(reason(
+          WaitCause::Queue, "queue \"" + job.queue_name +
+                                "\" is not a leaf queue; KAI schedules only jobs of leaf queues"));
+    } else if (const sched::JobView view = sched::full_view(ssn, j);
+               !sched::is_ready_for_scheduling(ssn, view)) {
       // The PodGroup status events of KAI's status updater, one per PodSet short of pods.
       const sched::PodSetCounts counts(ssn, view);
       for (std::size_t p = 0; p < counts.alive.size(); ++p) {
@@ -69,9 +74,11 @@ std::vector<PendingJob> pending_jobs(const sched::Session& ssn) {
         WaitReason why = reason(WaitCause::Gang, "");
         why.gang_min = static_cast<int>(pod_set.min_available);
         why.gang_ready = static_cast<int>(counts.alive[p] - counts.gated[p]);
-        why.message = "gang not ready: waiting for " + std::to_string(pod_set.min_available) + " pods" +
-                      (job.groups->declared ? " for SubGroup " + pod_set.name : std::string()) + ", currently " +
-                      std::to_string(counts.alive[p]) + " exist, " + std::to_string(counts.gated[p]) + " are gated";
+        why.message = "gang not ready: waiting for " + std::to_string(pod_set.min_available) +
+                      " pods" +
+                      (job.groups->declared ? " for SubGroup " + pod_set.name : std::string()) +
+                      ", currently " + std::to_string(counts.alive[p]) + " exist, " +
+                      std::to_string(counts.gated[p]) + " are gated";
         reasons.push_back(std::move(why));
       }
     }
@@ -79,9 +86,11 @@ std::vector<PendingJob> pending_jobs(const sched::Session& ssn) {
       const model::Task& task = state.tasks[t];
       if (task.pod_set >= 0) continue;
       auto label = task.labels.find("kai.scheduler/subgroup-name");
-      reasons.push_back(reason(WaitCause::Gang, "Pod " + task.key() + " references subgroup \"" +
-                                                    (label == task.labels.end() ? std::string("default") : label->second) +
-                                                    "\", which does not exist in PodGroup " + job.ns + "/" + job.name));
+      reasons.push_back(
+          reason(WaitCause::Gang,
+                 "Pod " + task.key() + " references subgroup \"" +
+                     (label == task.labels.end() ? std::string("default") : label->second) +
+                     "\", which does not exist in PodGroup " + job.ns + "/" + job.name));
     }
     if (auto it = ssn.fit_errors.find(j); it != ssn.fit_errors.end()) {
       for (WaitReason why : it->second) {

@@ -2,6 +2,8 @@
 // terminating or binding, the scenario's steps apply, a scheduling cycle runs (every
 // schedulePeriod), and expectations are checked.
 
+#include "sim/api/replay.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <iostream>
@@ -17,46 +19,53 @@
 #include "replay/queue_ledger.hpp"
 #include "replay/queue_status_view.hpp"
 #include "replay/scenario.hpp"
-#include "sim/api/replay.hpp"
-#include "stop_rules.hpp"
+#include "replay/world.hpp"
+#include "sim/core/assert.hpp"
 #include "sim/core/go_json.hpp"
 #include "sim/io/output_folder.hpp"
-#include "sim/core/assert.hpp"
 #include "sim/sched/cycle.hpp"
-#include "sim/sched/plugins/proportion.hpp"
 #include "sim/sched/framework/session.hpp"
-#include "replay/world.hpp"
+#include "sim/sched/plugins/proportion.hpp"
+#include "stop_rules.hpp"
 
 namespace sim::api {
 namespace {
 
 using replay::Metrics;
 
-std::string fmt_s(std::int64_t ms) { return go_json_number(static_cast<double>(ms) / 1000.0) + "s"; }
+std::string fmt_s(std::int64_t ms) {
+  return go_json_number(static_cast<double>(ms) / 1000.0) + "s";
+}
 
-void check(const replay::Expectation& e, const replay::World& world, const Metrics& metrics, ReplayResult& result) {
+void check(const replay::Expectation& e, const replay::World& world, const Metrics& metrics,
+           ReplayResult& result) {
   for (const replay::QueueExpectation& q : e.queues) {
     ++result.expectations_checked;
     const double got = metrics.allocated_gpu(q.queue);
     if (std::abs(got - q.allocated_gpu) > 1e-9) {
-      result.failures.push_back({e.at_ms, "queue " + q.queue + " allocated GPU is " + go_json_number(got) +
-                                              ", want " + go_json_number(q.allocated_gpu)});
+      result.failures.push_back({e.at_ms, "queue " + q.queue + " allocated GPU is " +
+                                              go_json_number(got) + ", want " +
+                                              go_json_number(q.allocated_gpu)});
     }
   }
   for (const auto& [pod, want] : e.pods) {
     ++result.expectations_checked;
     const std::string got = world.pod_phase(pod);
-    if (got != want) result.failures.push_back({e.at_ms, "pod " + pod + " is " + got + ", want " + want});
+    if (got != want)
+      result.failures.push_back({e.at_ms, "pod " + pod + " is " + got + ", want " + want});
   }
   for (const std::string& pod : e.evicted) {
     ++result.expectations_checked;
-    if (!metrics.evicted(pod, e.at_ms)) result.failures.push_back({e.at_ms, "pod " + pod + " was not evicted"});
+    if (!metrics.evicted(pod, e.at_ms))
+      result.failures.push_back({e.at_ms, "pod " + pod + " was not evicted"});
   }
   for (const auto& [pod, want] : e.nodes) {
     ++result.expectations_checked;
     const std::string got = world.pod_node(pod);
     if (got != want) {
-      result.failures.push_back({e.at_ms, "pod " + pod + " is on " + (got.empty() ? "no node" : "node " + got) + ", want " + want});
+      result.failures.push_back({e.at_ms, "pod " + pod + " is on " +
+                                              (got.empty() ? "no node" : "node " + got) +
+                                              ", want " + want});
     }
   }
 }
@@ -74,9 +83,12 @@ ResourceVec node_capacity(const model::ClusterState& state) {
 // --stuck-in-releasing-threshold).
 bool clock_free(const sched::Session& ssn, const replay::Scenario& sc) {
   if (!ssn.pipelines.empty() || !ssn.evictions.empty() || sc.usage.enabled) return false;
-  if (ssn.config.default_preempt_min_runtime_ns > 0 || ssn.config.default_reclaim_min_runtime_ns > 0) return false;
+  if (ssn.config.default_preempt_min_runtime_ns > 0 ||
+      ssn.config.default_reclaim_min_runtime_ns > 0)
+    return false;
   for (const model::QueueSpec& q : ssn.state.queues) {
-    if (q.preempt_min_runtime_ms.value_or(0) > 0 || q.reclaim_min_runtime_ms.value_or(0) > 0) return false;
+    if (q.preempt_min_runtime_ms.value_or(0) > 0 || q.reclaim_min_runtime_ms.value_or(0) > 0)
+      return false;
   }
   for (const model::Job& job : ssn.state.jobs) {
     if (job.stale_since_ns) return false;
@@ -89,8 +101,10 @@ bool clock_free(const sched::Session& ssn, const replay::Scenario& sc) {
 
 // The pods changed since `kept` was kept (`pods`, and `gone`), read as an update of `kept` would
 // read them, into the ledger. False when one is not a pod an update follows that way.
-bool record_beside(const model::ClusterState& kept, const std::vector<const io::ParsedObjects*>& pods,
-                   const std::vector<std::string>& gone, replay::QueueLedger& ledger, Diagnostics& diagnostics) {
+bool record_beside(const model::ClusterState& kept,
+                   const std::vector<const io::ParsedObjects*>& pods,
+                   const std::vector<std::string>& gone, replay::QueueLedger& ledger,
+                   Diagnostics& diagnostics) {
   std::vector<model::Task> read(pods.size());
   for (std::size_t i = 0; i < pods.size(); ++i) {
     if (!io::read_changed_pod(kept, *pods[i], read[i], diagnostics)) return false;
@@ -103,10 +117,12 @@ bool record_beside(const model::ClusterState& kept, const std::vector<const io::
 }
 
 // The pods an update of `state` changed or took out ("namespace/name"), into the ledger.
-void record_touched(const model::ClusterState& state, const std::vector<std::string>& touched, replay::QueueLedger& ledger) {
+void record_touched(const model::ClusterState& state, const std::vector<std::string>& touched,
+                    replay::QueueLedger& ledger) {
   for (const std::string& pod : touched) {
     const std::size_t slash = pod.find('/');
-    const TaskId id = io::find_task(state, std::string_view(pod).substr(0, slash), std::string_view(pod).substr(slash + 1));
+    const TaskId id = io::find_task(state, std::string_view(pod).substr(0, slash),
+                                    std::string_view(pod).substr(slash + 1));
     if (!id.valid()) {
       ledger.forget(pod);
     } else if (!ledger.record(state, state.tasks[id])) {
@@ -132,7 +148,8 @@ void record_decisions(const sched::Session& ssn, replay::QueueLedger& ledger) {
 
 // The state a full cycle starts from: the world's objects with the scenario's scheduler settings.
 // (Usage history, when on, is added by the caller, which owns the usage database.)
-model::ClusterState cycle_input(replay::World& world, std::int64_t now, const replay::Scenario& sc, Diagnostics& d) {
+model::ClusterState cycle_input(replay::World& world, std::int64_t now, const replay::Scenario& sc,
+                                Diagnostics& d) {
   model::ClusterState state = world.snapshot(now, d);
   state.config = sc.scheduler;
   state.config.k_value = sc.k_value;
@@ -141,7 +158,8 @@ model::ClusterState cycle_input(replay::World& world, std::int64_t now, const re
 
 #ifndef NDEBUG
 // Debug and sanitizer builds prove each cycle on a kept state against a new snapshot.
-void check_kept(const model::ClusterState& kept, const IdVector<QueueId, fairshare::QueueShares>* light, replay::World& world,
+void check_kept(const model::ClusterState& kept,
+                const IdVector<QueueId, fairshare::QueueShares>* light, replay::World& world,
                 std::int64_t now, const replay::Scenario& sc) {
   Diagnostics ignored;
   model::ClusterState fresh = world.snapshot_aside(now, ignored);
@@ -153,9 +171,10 @@ void check_kept(const model::ClusterState& kept, const IdVector<QueueId, fairsha
 
 // And each cycle that only recomputes the fair share: on `kept` brought up to date (`updated`),
 // or with the pods changed since read into the ledger beside it.
-void check_without_cycle(const model::ClusterState& kept, bool updated, const replay::QueueLedger& ledger,
-                         const IdVector<QueueId, fairshare::QueueShares>& queues, replay::World& world, std::int64_t now,
-                         const replay::Scenario& sc) {
+void check_without_cycle(const model::ClusterState& kept, bool updated,
+                         const replay::QueueLedger& ledger,
+                         const IdVector<QueueId, fairshare::QueueShares>& queues,
+                         replay::World& world, std::int64_t now, const replay::Scenario& sc) {
   Diagnostics ignored;
   model::ClusterState fresh = world.snapshot_aside(now, ignored);
   fresh.config = sc.scheduler;
@@ -194,7 +213,8 @@ void record_waits(const sched::Session& ssn, std::int64_t now, Metrics& metrics)
     const sched::WaitReason& why = p.reasons.empty() ? kUntried : p.reasons.front();
     for (TaskId t : job.tasks) {
       const model::Task& task = ssn.state.tasks[t];
-      if (task.status == model::TaskStatus::PENDING) metrics.record_wait(now, task.key(), job.queue_name, why);
+      if (task.status == model::TaskStatus::PENDING)
+        metrics.record_wait(now, task.key(), job.queue_name, why);
     }
   }
 }
@@ -211,7 +231,8 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
   const replay::Scenario sc =
       options.scenario_text.empty()
           ? replay::load_scenario(options.scenario_path, diagnostics)
-          : replay::load_scenario_text(options.scenario_text, options.scenario_path, options.base_dir, diagnostics);
+          : replay::load_scenario_text(options.scenario_text, options.scenario_path,
+                                       options.base_dir, diagnostics);
   replay::World world(sc.grace_ms);
   Metrics metrics;
   replay::UsageDb usage_db(sc.usage);
@@ -259,12 +280,15 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
   std::int64_t now = 0;
   std::int64_t end = sc.duration_ms;
   constexpr std::uint64_t kNoVersion = ~std::uint64_t{0};
-  std::uint64_t repeatable_version = kNoVersion;  // world version after a cycle whose outcome repeats
-  std::uint64_t settled_version = kNoVersion;     // quiet version after a cycle that left nothing pending
+  std::uint64_t repeatable_version =
+      kNoVersion;  // world version after a cycle whose outcome repeats
+  std::uint64_t settled_version =
+      kNoVersion;  // quiet version after a cycle that left nothing pending
   // While settled: the state that cycle left, which later cycles bring up to date
   // (World::update_snapshot) instead of taking a new snapshot.
   std::optional<model::ClusterState> kept;
-  bool kept_sampled = false;  // the latest sample is of `kept`, with the pods changed since, as it is
+  bool kept_sampled =
+      false;  // the latest sample is of `kept`, with the pods changed since, as it is
   // Every pod's part of a cycle's sums: those of the latest cycle's state after its decisions,
   // then of `kept` with the pods changed since (read beside it until the next full cycle
   // brings it up to date).
@@ -272,7 +296,8 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
   // Drained: no step left, and no pod left or only pods no cycle will ever place (the cycle's
   // outcome repeats and no timer is left to change the cluster).
   auto drained = [&](bool repeats) {
-    return sc.end_when_drained && next_step == sc.steps.size() && (!world.has_pods() || (repeats && world.next_due() < 0));
+    return sc.end_when_drained && next_step == sc.steps.size() &&
+           (!world.has_pods() || (repeats && world.next_due() < 0));
   };
   while (now <= end) {
     if (options.poll && options.poll()) throw Error(ErrorCode::INTERRUPTED, "replay interrupted");
@@ -282,7 +307,8 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
       for (const replay::ObjectRef& r : step.remove) world.remove(r, now, events);
       for (const replay::Manifest& m : step.apply) world.apply(m, now, events);
       if (!only_pods(step)) status_view.touch_all();
-      for (const replay::PodShape& pod : step.pods) world.apply({replay::bare_pod_manifest(pod), step.pods_file}, now, events);
+      for (const replay::PodShape& pod : step.pods)
+        world.apply({replay::bare_pod_manifest(pod), step.pods_file}, now, events);
     }
     const bool cycle = now == next_cycle;
     const bool unchanged = cycle && repeatable_version == world.version();
@@ -292,13 +318,15 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
       // No bare pod arrived, so nothing is pending: `kept` can wait for the next full cycle.
       std::vector<const io::ParsedObjects*> pods;
       std::vector<std::string> gone;
-      beside = world.recent_pod_changes(pods, gone, per_cycle) && record_beside(*kept, pods, gone, ledger, per_cycle);
+      beside = world.recent_pod_changes(pods, gone, per_cycle) &&
+               record_beside(*kept, pods, gone, ledger, per_cycle);
       if (!gone.empty()) kept_sampled = false;
     }
     if (cycle && !unchanged && kept && !beside) {
       bool moved = false;  // pods came or went: the fair share moves
       std::vector<std::string> touched;
-      current = settled_version == world.quiet_version() && world.update_snapshot(*kept, now, moved, touched, per_cycle);
+      current = settled_version == world.quiet_version() &&
+                world.update_snapshot(*kept, now, moved, touched, per_cycle);
       if (current) {
         record_touched(*kept, touched, ledger);
       } else {
@@ -309,7 +337,8 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
     }
     const bool pending = current && ledger.any_pending();
     if (unchanged || ((current || beside) && !pending && kept_sampled)) {
-      metrics.repeat(now);  // nothing changed since a cycle that decided nothing, or nothing that matters
+      metrics.repeat(
+          now);  // nothing changed since a cycle that decided nothing, or nothing that matters
       if (options.pending_reasons) {
         if (!unchanged) pending_reasons.clear();
         pending_reasons.hold(period_s);
@@ -322,7 +351,8 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
       // Nothing is pending, so the actions have nothing to do; the proportion plugin's
       // attributes still move with pods bound last cycle (their request now counts as what they
       // received) and pods that finished.
-      const IdVector<QueueId, fairshare::QueueShares> queues = sched::proportion_queues(*kept, ledger.open_sums(*kept));
+      const IdVector<QueueId, fairshare::QueueShares> queues =
+          sched::proportion_queues(*kept, ledger.open_sums(*kept));
 #ifndef NDEBUG
       check_without_cycle(*kept, current, ledger, queues, world, now, sc);
 #endif
@@ -335,7 +365,8 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
       next_cycle += sc.period_ms;
       if (drained(true)) end = now;
     } else if (cycle) {
-      model::ClusterState state = current ? std::move(*kept) : cycle_input(world, now, sc, per_cycle);
+      model::ClusterState state =
+          current ? std::move(*kept) : cycle_input(world, now, sc, per_cycle);
       kept.reset();
       if (!current) ledger.rebuild(state);
 #ifndef NDEBUG
@@ -366,9 +397,11 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
           pending_reasons.observe(ssn);
           pending_reasons.hold(period_s);
         }
-        if (sc.usage.enabled) usage_db.observe(now, metrics.allocated_by_queue(), node_capacity(ssn.state));
+        if (sc.usage.enabled)
+          usage_db.observe(now, metrics.allocated_by_queue(), node_capacity(ssn.state));
         const bool clock_free_cycle = clock_free(ssn, sc);
-        repeats = clock_free_cycle && ssn.binds.empty();  // deciding nothing, it decides nothing again
+        repeats =
+            clock_free_cycle && ssn.binds.empty();  // deciding nothing, it decides nothing again
         // Calm: a clock-free cycle left no pod pending (binds are its only decisions). Until an
         // object changes, no action has anything to do, and bound pods that start running change
         // nothing; the fair share can still move (a bound pod's request now counts as what it
@@ -376,12 +409,14 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
         // have to repeat.
         calm = clock_free_cycle && ssn.state.claims.empty() && !ledger.any_pending();
         bound = !ssn.binds.empty();
-        if (calm) state.jobs_by_name = ssn.jobs_by_name();  // the jobs stay as they are until an update
+        if (calm)
+          state.jobs_by_name = ssn.jobs_by_name();  // the jobs stay as they are until an update
       }
       const bool reuse = options.reuse_unchanged_cycles;
       repeatable_version = repeats && reuse ? world.version() : kNoVersion;
       settled_version = calm && reuse ? world.quiet_version() : kNoVersion;
-      if (calm && reuse && (current || io::updatable(state))) {  // an update keeps the state updatable
+      if (calm && reuse &&
+          (current || io::updatable(state))) {  // an update keeps the state updatable
         kept = std::move(state);
         kept_sampled = !bound;
       } else {
@@ -433,21 +468,24 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
     options.progress(progress);
   }
   for (; next_expect < expectations.size(); ++next_expect) {
-    result.failures.push_back({expectations[next_expect].at_ms, "expectation is after the end of the replay (" +
-                                                                    fmt_s(end) + ")"});
+    result.failures.push_back({expectations[next_expect].at_ms,
+                               "expectation is after the end of the replay (" + fmt_s(end) + ")"});
   }
   metrics.finish(end);
-  result.summary_table = metrics.summary_table(sc.name, result.cycles, result.cycles_reused, result.cycles_fair_share_only, end);
+  result.summary_table = metrics.summary_table(sc.name, result.cycles, result.cycles_reused,
+                                               result.cycles_fair_share_only, end);
   result.outputs = {{"timeline.csv", metrics.timeline_csv()},
                     {"kai-timeline.csv", metrics.kai_timeline_csv()},
                     {"cluster.csv", metrics.cluster_csv()},
                     {"events.jsonl", metrics.events_jsonl()},
                     {"queue-status.csv", status_view.csv()},
                     {"summary.json", metrics.summary_json(sc.name, result.cycles, end)}};
-  for (const auto& [at_ms, queues] : status_view.history()) result.queue_status.push_back({at_ms, queues});
+  for (const auto& [at_ms, queues] : status_view.history())
+    result.queue_status.push_back({at_ms, queues});
   if (options.pending_reasons) result.pending_reasons = pending_reasons.totals();
   if (!options.out_dir.empty()) {
-    result.output_notes = io::write_output_folder(options.out_dir, result.outputs, "replay").notes();
+    result.output_notes =
+        io::write_output_folder(options.out_dir, result.outputs, "replay").notes();
   }
   return result;
 }

@@ -41,7 +41,8 @@ StopRules::StopRules(const std::vector<StopRule>& rules, const replay::Scenario&
 
 bool StopRules::counts(const Rule& r, const std::string& queue, std::int64_t submitted_ms) const {
   if (submitted_ms < r.spec.from_ms) return false;
-  return r.spec.queues.empty() || std::find(r.spec.queues.begin(), r.spec.queues.end(), queue) != r.spec.queues.end();
+  return r.spec.queues.empty() ||
+         std::find(r.spec.queues.begin(), r.spec.queues.end(), queue) != r.spec.queues.end();
 }
 
 void StopRules::record(const std::vector<replay::PodEvent>& events) {
@@ -70,7 +71,8 @@ void StopRules::record(const std::vector<replay::PodEvent>& events) {
       pending_.erase(it);
     } else if (e.type == "evict") {
       for (Rule& r : rules_) {
-        if (r.spec.queues.empty() || std::find(r.spec.queues.begin(), r.spec.queues.end(), e.queue) != r.spec.queues.end()) {
+        if (r.spec.queues.empty() ||
+            std::find(r.spec.queues.begin(), r.spec.queues.end(), e.queue) != r.spec.queues.end()) {
           ++r.evictions;
         }
       }
@@ -99,7 +101,8 @@ std::string StopRules::reached(std::int64_t now_ms) const {
     const double n = static_cast<double>(r.pods);
     const std::size_t allowed =
         r.spec.kind == StopRule::Kind::PERCENTILE
-            ? r.pods - std::min(r.pods, static_cast<std::size_t>(std::ceil(r.spec.limit / 100.0 * n)))
+            ? r.pods -
+                  std::min(r.pods, static_cast<std::size_t>(std::ceil(r.spec.limit / 100.0 * n)))
             : r.pods;  // SHARE: compared below as the measure compares it
     std::size_t count = r.waited;
     // A pod still pending after this cycle binds at a later instant: it waits longer than
@@ -109,8 +112,9 @@ std::string StopRules::reached(std::int64_t now_ms) const {
       if (counts(r, pending_.at(pod).queue, at)) ++count;
       if (r.spec.kind == StopRule::Kind::PERCENTILE && count > allowed) break;
     }
-    const bool certain = r.spec.kind == StopRule::Kind::PERCENTILE ? count > allowed
-                                                                         : static_cast<double>(count) / n > r.spec.limit;
+    const bool certain = r.spec.kind == StopRule::Kind::PERCENTILE
+                             ? count > allowed
+                             : static_cast<double>(count) / n > r.spec.limit;
     if (certain) return r.spec.name;
   }
   return "";

@@ -27,9 +27,9 @@ class StopRules {
  private:
   struct Rule {
     StopRule spec;
-    std::size_t pods = 0;        // pods of the run the measure counts
-    std::size_t waited = 0;      // bound after waiting longer than wait_over_s
-    double waited_s = 0;         // the waits of the pods bound so far, summed
+    std::size_t pods = 0;    // pods of the run the measure counts
+    std::size_t waited = 0;  // bound after waiting longer than wait_over_s
+    double waited_s = 0;     // the waits of the pods bound so far, summed
     std::size_t evictions = 0;
   };
   bool counts(const Rule& r, const std::string& queue, std::int64_t submitted_ms) const;
@@ -38,8 +38,8 @@ class StopRules {
     std::int64_t at_ms;
     std::string queue;
   };
-  std::map<std::string, Pending> pending_;              // pod -> its submission
-  std::multimap<std::int64_t, std::string> by_time_;    // submission time -> pod, while pending
+  std::map<std::string, Pending> pending_;            // pod -> its submission
+  std::multimap<std::int64_t, std::string> by_time_;  // submission time -> pod, while pending
 };
 
 }  // namespace sim::api

@@ -34,7 +34,8 @@ InputError::InputError(SourceLocation where, std::string path, std::string detai
       path_(std::move(path)),
       detail_(std::move(detail)) {}
 
-void Diagnostics::unknown_field(const SourceLocation& where, const std::string& path, const std::string& detail) {
+void Diagnostics::unknown_field(const SourceLocation& where, const std::string& path,
+                                const std::string& detail) {
   if (strict) throw InputError(where, path, "unknown field (--strict)");
   warn(where, path, detail);
 }

@@ -13,14 +13,16 @@ std::string go_json_number(double value) {
   // Go's encoder refuses NaN and infinities; so does kaisim, in every build: no output ever
   // holds one.
   if (!std::isfinite(value)) {
-    throw Error(ErrorCode::INTERNAL, std::string("a non-finite number (") + (std::isnan(value) ? "NaN" : "infinity") +
-                                         ") would be written to an output; please report the input");
+    throw Error(ErrorCode::INTERNAL,
+                std::string("a non-finite number (") + (std::isnan(value) ? "NaN" : "infinity") +
+                    ") would be written to an output; please report the input");
   }
   const double magnitude = std::fabs(value);
   const bool exponent = magnitude != 0 && (magnitude < 1e-6 || magnitude >= 1e21);
   char buf[64];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value,
-                                 exponent ? std::chars_format::scientific : std::chars_format::fixed);
+  auto [end, ec] =
+      std::to_chars(buf, buf + sizeof buf, value,
+                    exponent ? std::chars_format::scientific : std::chars_format::fixed);
   SIM_ASSERT(ec == std::errc());
   std::string text(buf, end);
   // Go trims a zero-padded negative exponent: "1e-07" -> "1e-7".

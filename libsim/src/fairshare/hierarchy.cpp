@@ -14,8 +14,8 @@ void divide_level(const model::QueueTree& tree, IdVector<QueueId, QueueShares>& 
   for (Resource r : kQuotaResources) {
     scratch.clear();
     for (QueueId q : siblings) {
-      scratch.push_back(DivisionEntry{&shares[q][r], shares[q].priority, &shares[q].created,
-                                      tree.uid(q)});
+      scratch.push_back(
+          DivisionEntry{&shares[q][r], shares[q].priority, &shares[q].created, tree.uid(q)});
     }
     set_resource_share(at(total, r), k_value, scratch);
   }

@@ -133,11 +133,13 @@ double set_deserved(double total, std::span<const DivisionEntry> siblings) {
 double divide_over_quota(double amount, double k_value, std::span<const DivisionEntry> siblings) {
   // Buckets by priority, highest first; a stable sort keeps the canonical order inside a bucket.
   std::vector<DivisionEntry> by_priority(siblings.begin(), siblings.end());
-  std::stable_sort(by_priority.begin(), by_priority.end(),
-                   [](const DivisionEntry& a, const DivisionEntry& b) { return a.priority > b.priority; });
+  std::stable_sort(
+      by_priority.begin(), by_priority.end(),
+      [](const DivisionEntry& a, const DivisionEntry& b) { return a.priority > b.priority; });
   std::vector<std::pair<std::size_t, std::size_t>> buckets;  // [begin, end) into by_priority
   for (std::size_t i = 0; i < by_priority.size(); ++i) {
-    if (i == 0 || by_priority[i].priority != by_priority[i - 1].priority) buckets.emplace_back(i, i);
+    if (i == 0 || by_priority[i].priority != by_priority[i - 1].priority)
+      buckets.emplace_back(i, i);
     buckets.back().second = i + 1;
   }
 

@@ -28,7 +28,8 @@ constexpr std::array<Served, 13> kServed{{
     {"DeviceClass", "resource.k8s.io/v1, resource.k8s.io/v1beta2, resource.k8s.io/v1beta1"},
     {"ResourceSlice", "resource.k8s.io/v1, resource.k8s.io/v1beta2, resource.k8s.io/v1beta1"},
     {"ResourceClaim", "resource.k8s.io/v1, resource.k8s.io/v1beta2, resource.k8s.io/v1beta1"},
-    {"ResourceClaimTemplate", "resource.k8s.io/v1, resource.k8s.io/v1beta2, resource.k8s.io/v1beta1"},
+    {"ResourceClaimTemplate",
+     "resource.k8s.io/v1, resource.k8s.io/v1beta2, resource.k8s.io/v1beta1"},
 }};
 
 }  // namespace
@@ -45,7 +46,8 @@ void check_api_version(const Field& obj, std::string_view kind) {
       if (list.compare(from, to - from, given) == 0) return;
       from = to + 2;
     }
-    api.fail("no " + std::string(kind) + " in \"" + given + "\": the API server serves " + std::string(kind) + " as " + list);
+    api.fail("no " + std::string(kind) + " in \"" + given + "\": the API server serves " +
+             std::string(kind) + " as " + list);
   }
 }
 

@@ -42,7 +42,8 @@ std::vector<Token> tokenize(const std::string& s) {
     } else if (std::isdigit(static_cast<unsigned char>(c))) {
       std::size_t j = i;
       while (j < s.size() && std::isdigit(static_cast<unsigned char>(s[j]))) ++j;
-      if (j < s.size() && (s[j] == '.' || s[j] == 'e' || s[j] == 'u' || s[j] == 'x')) throw Refused("only whole decimal numbers are supported");
+      if (j < s.size() && (s[j] == '.' || s[j] == 'e' || s[j] == 'u' || s[j] == 'x'))
+        throw Refused("only whole decimal numbers are supported");
       out.push_back({Token::Type::INT, s.substr(i, j - i)});
       i = j;
     } else if (c == '"' || c == '\'') {
@@ -51,7 +52,8 @@ std::vector<Token> tokenize(const std::string& s) {
       for (; j < s.size() && s[j] != c; ++j) {
         if (s[j] == '\\') {
           if (++j == s.size()) break;
-          if (s[j] != '\\' && s[j] != '\'' && s[j] != '"') throw Refused("string escape \\" + std::string(1, s[j]) + " is not supported");
+          if (s[j] != '\\' && s[j] != '\'' && s[j] != '"')
+            throw Refused("string escape \\" + std::string(1, s[j]) + " is not supported");
         }
         text += s[j];
       }
@@ -74,7 +76,8 @@ std::vector<Token> tokenize(const std::string& s) {
   // Long chains of || or method calls make deep trees without nesting: a bound on the length
   // keeps their evaluation's recursion short (real selectors have a few dozen tokens).
   constexpr std::size_t kMaxTokens = 512;
-  if (out.size() > kMaxTokens) throw Refused("expression has more than " + std::to_string(kMaxTokens) + " tokens");
+  if (out.size() > kMaxTokens)
+    throw Refused("expression has more than " + std::to_string(kMaxTokens) + " tokens");
   out.push_back({Token::Type::END, ""});
   return out;
 }
@@ -105,7 +108,9 @@ class Parser {
     return false;
   }
   void expect(const std::string& op) {
-    if (!accept(op)) throw Refused("expected \"" + op + "\"" + (peek().text.empty() ? "" : " before \"" + peek().text + "\""));
+    if (!accept(op))
+      throw Refused("expected \"" + op + "\"" +
+                    (peek().text.empty() ? "" : " before \"" + peek().text + "\""));
   }
   std::string expect_ident() {
     if (peek().type != Token::Type::IDENT) throw Refused("expected a name");
@@ -120,7 +125,8 @@ class Parser {
   static constexpr int kMaxDepth = 64;
   struct Nested {
     explicit Nested(int& depth) : depth_(depth) {
-      if (++depth_ > kMaxDepth) throw Refused("expression nests more than " + std::to_string(kMaxDepth) + " deep");
+      if (++depth_ > kMaxDepth)
+        throw Refused("expression nests more than " + std::to_string(kMaxDepth) + " deep");
     }
     ~Nested() { --depth_; }
     Nested(const Nested&) = delete;
@@ -141,8 +147,9 @@ class Parser {
   }
   CelNode parse_relation() {
     CelNode left = parse_unary();
-    static const std::pair<const char*, Kind> kOps[] = {{"==", Kind::EQ}, {"!=", Kind::NE}, {"<=", Kind::LE},
-                                                          {">=", Kind::GE}, {"<", Kind::LT},   {">", Kind::GT}};
+    static const std::pair<const char*, Kind> kOps[] = {{"==", Kind::EQ}, {"!=", Kind::NE},
+                                                        {"<=", Kind::LE}, {">=", Kind::GE},
+                                                        {"<", Kind::LT},  {">", Kind::GT}};
     for (const auto& [op, kind] : kOps) {
       if (accept(op)) return node(kind, {std::move(left), parse_unary()});
     }
@@ -167,8 +174,9 @@ class Parser {
     CelNode target = parse_primary();
     while (accept(".")) {
       const std::string method = expect_ident();
-      static const std::set<std::string> kMethods = {"compareTo", "isGreaterThan", "isLessThan", "asInteger",
-                                                      "startsWith", "endsWith", "contains"};
+      static const std::set<std::string> kMethods = {"compareTo", "isGreaterThan", "isLessThan",
+                                                     "asInteger", "startsWith",    "endsWith",
+                                                     "contains"};
       if (!kMethods.contains(method)) throw Refused("method " + method + "() is not supported");
       CelNode call = node(Kind::METHOD, {std::move(target)});
       call.text = method;
@@ -196,7 +204,8 @@ class Parser {
     expect(".");
     const std::string field = expect_ident();
     if (field == "driver") return node(Kind::DRIVER);
-    if (field != "attributes" && field != "capacity") throw Refused("device." + field + " is not supported");
+    if (field != "attributes" && field != "capacity")
+      throw Refused("device." + field + " is not supported");
     expect("[");
     const std::string domain = expect_string();
     expect("]");
@@ -236,7 +245,8 @@ class Parser {
       }
       return list;
     }
-    if (t.type != Token::Type::IDENT) throw Refused(t.text.empty() ? "expression ends too early" : "unexpected \"" + t.text + "\"");
+    if (t.type != Token::Type::IDENT)
+      throw Refused(t.text.empty() ? "expression ends too early" : "unexpected \"" + t.text + "\"");
     ++pos_;
     if (t.text == "true" || t.text == "false") {
       CelNode n = node(Kind::BOOL);
@@ -246,7 +256,8 @@ class Parser {
     if (t.text == "device") return device_field();
     if (t.text == "has") {
       expect("(");
-      if (peek().type != Token::Type::IDENT || peek().text != "device") throw Refused("has() only of a device attribute or capacity");
+      if (peek().type != Token::Type::IDENT || peek().text != "device")
+        throw Refused("has() only of a device attribute or capacity");
       ++pos_;
       CelNode field = device_field();
       if (field.kind == Kind::DRIVER) throw Refused("has() only of a device attribute or capacity");
@@ -279,7 +290,8 @@ class Parser {
 
 }  // namespace
 
-std::optional<model::DeviceSelector> parse_device_selector(const std::string& expression, std::string& why) {
+std::optional<model::DeviceSelector> parse_device_selector(const std::string& expression,
+                                                           std::string& why) {
   try {
     return model::DeviceSelector{expression, Parser(tokenize(expression)).parse()};
   } catch (const Refused& e) {

@@ -11,6 +11,7 @@
 namespace sim::io {
 
 /// The selector, or nullopt with `why` set when the expression is outside the subset.
-std::optional<model::DeviceSelector> parse_device_selector(const std::string& expression, std::string& why);
+std::optional<model::DeviceSelector> parse_device_selector(const std::string& expression,
+                                                           std::string& why);
 
 }  // namespace sim::io

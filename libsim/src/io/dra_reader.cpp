@@ -21,7 +21,8 @@ std::string required_name(const Field& obj) {
 model::DraAllocation read_allocation(const Field& allocation, Diagnostics* diagnostics) {
   model::DraAllocation a;
   for (const Field& r : allocation.member("devices").member("results").items()) {
-    a.devices.push_back({r.member("driver").optional_string().value_or(""), r.member("pool").optional_string().value_or(""),
+    a.devices.push_back({r.member("driver").optional_string().value_or(""),
+                         r.member("pool").optional_string().value_or(""),
                          r.member("device").optional_string().value_or("")});
   }
   const Field selector = allocation.member("nodeSelector");
@@ -30,20 +31,23 @@ model::DraAllocation read_allocation(const Field& allocation, Diagnostics* diagn
   bool modelled = terms.size() == 1;
   if (modelled) {
     std::vector<Field> requirements = terms.front().member("matchFields").items();
-    for (const Field& e : terms.front().member("matchExpressions").items()) requirements.push_back(e);
+    for (const Field& e : terms.front().member("matchExpressions").items())
+      requirements.push_back(e);
     modelled = requirements.size() == 1;
     if (modelled) {
       const Field& req = requirements.front();
       const std::string key = req.member("key").optional_string().value_or("");
       const std::vector<Field> values = req.member("values").items();
       modelled = (key == "metadata.name" || key == "kubernetes.io/hostname") &&
-                 req.member("operator").optional_string().value_or("") == "In" && values.size() == 1;
+                 req.member("operator").optional_string().value_or("") == "In" &&
+                 values.size() == 1;
       if (modelled) a.node = values.front().optional_string().value_or("");
     }
   }
   if (!modelled && diagnostics) {
     diagnostics->warn(selector.where(), selector.path(),
-                      "only a node selector naming one node is modelled; the claim counts as usable on every node");
+                      "only a node selector naming one node is modelled; the claim counts as "
+                      "usable on every node");
   }
   return a;
 }
@@ -58,8 +62,9 @@ std::vector<model::DeviceSelector> read_selectors(const Field& list, Diagnostics
     if (auto parsed = parse_device_selector(expression.optional_string().value_or(""), why)) {
       out.push_back(std::move(*parsed));
     } else {
-      diagnostics.warn(expression.where(), expression.path(),
-                       "selector is outside the CEL kaisim evaluates (" + why + "); it is left out");
+      diagnostics.warn(
+          expression.where(), expression.path(),
+          "selector is outside the CEL kaisim evaluates (" + why + "); it is left out");
     }
   }
   return out;
@@ -71,8 +76,11 @@ model::SliceDevice read_slice_device(const Field& d, const std::string& driver) 
   model::SliceDevice device;
   device.name = d.member("name").optional_string().value_or("");
   if (device.name.empty()) d.fail("missing required field \"name\"");
-  const Field fields = d.member("basic").is_null() ? d : d.member("basic");  // v1beta1 nests them under `basic`
-  auto qualified = [&](const std::string& name) { return name.find('/') == std::string::npos ? driver + "/" + name : name; };
+  const Field fields =
+      d.member("basic").is_null() ? d : d.member("basic");  // v1beta1 nests them under `basic`
+  auto qualified = [&](const std::string& name) {
+    return name.find('/') == std::string::npos ? driver + "/" + name : name;
+  };
   const Field attributes = fields.member("attributes");
   if (!attributes.is_null()) {
     attributes.expect_map();
@@ -131,7 +139,9 @@ std::vector<model::DraRequest> read_claim_requests(const Field& spec, Diagnostic
       req.refused = "missing device class name (unsupported request type?)";
     }
     if (!req.refused.empty()) {
-      diagnostics.warn(r.where(), r.path(), "KAI's allocator refuses this request (" + req.refused + "): the claim is never allocated");
+      diagnostics.warn(r.where(), r.path(),
+                       "KAI's allocator refuses this request (" + req.refused +
+                           "): the claim is never allocated");
       out.push_back(req);
       continue;
     }
@@ -172,13 +182,16 @@ model::DraSlice read_resource_slice(const Field& obj, Diagnostics& diagnostics) 
     // pool gathering skips any slice that sets perDeviceNodeSelection.
     if (!spec.member("perDeviceNodeSelection").is_null()) {
       diagnostics.warn(spec.where(), spec.path(),
-                       "perDeviceNodeSelection needs DRA partitionable devices, which KAI v0.16.4 runs without: the slice is "
+                       "perDeviceNodeSelection needs DRA partitionable devices, which KAI v0.16.4 "
+                       "runs without: the slice is "
                        "ignored, as in KAI");
     } else {
-      diagnostics.warn(spec.where(), spec.path(), "a slice for a node selector is not modelled; its devices count on no node");
+      diagnostics.warn(spec.where(), spec.path(),
+                       "a slice for a node selector is not modelled; its devices count on no node");
     }
   }
-  for (const Field& d : spec.member("devices").items()) s.devices.push_back(read_slice_device(d, s.driver));
+  for (const Field& d : spec.member("devices").items())
+    s.devices.push_back(read_slice_device(d, s.driver));
   return s;
 }
 
@@ -191,12 +204,14 @@ model::ResourceClaim read_resource_claim(const Field& obj, Diagnostics& diagnost
   const Field label_map = metadata.member("labels");
   if (!label_map.is_null()) {
     label_map.expect_map();
-    for (const auto& [key, value] : label_map.entries()) labels[key] = value.optional_string().value_or("");
+    for (const auto& [key, value] : label_map.entries())
+      labels[key] = value.optional_string().value_or("");
   }
   c.labels = model::Labels(std::move(labels));
   c.requests = read_claim_requests(obj.member("spec"), diagnostics);
   const Field status = obj.member("status");
-  if (!status.member("allocation").is_null()) c.allocation = read_allocation(status.member("allocation"), &diagnostics);
+  if (!status.member("allocation").is_null())
+    c.allocation = read_allocation(status.member("allocation"), &diagnostics);
   for (const Field& consumer : status.member("reservedFor").items()) {
     c.reserved_for.push_back(consumer.member("uid").optional_string().value_or(""));
   }
@@ -212,7 +227,8 @@ std::vector<PodClaimRef> read_pod_claims(const Field& pod) {
   std::vector<PodClaimRef> out;
   std::vector<std::pair<std::string, std::string>> generated;  // status.resourceClaimStatuses
   for (const Field& s : pod.member("status").member("resourceClaimStatuses").items()) {
-    generated.emplace_back(s.member("name").optional_string().value_or(""), s.member("resourceClaimName").optional_string().value_or(""));
+    generated.emplace_back(s.member("name").optional_string().value_or(""),
+                           s.member("resourceClaimName").optional_string().value_or(""));
   }
   for (const Field& ref : pod.member("spec").member("resourceClaims").items()) {
     PodClaimRef r;
@@ -233,11 +249,13 @@ std::vector<PodClaimRef> read_pod_claims(const Field& pod) {
   return out;
 }
 
-std::vector<std::pair<std::string, model::DraAllocation>> read_claim_allocations(const Field& spec) {
+std::vector<std::pair<std::string, model::DraAllocation>> read_claim_allocations(
+    const Field& spec) {
   std::vector<std::pair<std::string, model::DraAllocation>> out;
   for (const Field& a : spec.member("resourceClaimAllocations").items()) {
     if (a.member("allocation").is_null()) continue;
-    out.emplace_back(a.member("name").optional_string().value_or(""), read_allocation(a.member("allocation"), nullptr));
+    out.emplace_back(a.member("name").optional_string().value_or(""),
+                     read_allocation(a.member("allocation"), nullptr));
   }
   return out;
 }

@@ -49,29 +49,39 @@ void check_gpu_request(const Field& pod) {
   const Field memory = annotations.member("gpu-memory");
   const Field count = annotations.member("gpu-fraction-num-devices");
   const Field mps = annotations.member("mps");
-  const bool has_fraction = !fraction.is_null(), has_memory = !memory.is_null(), has_count = !count.is_null();
+  const bool has_fraction = !fraction.is_null(), has_memory = !memory.is_null(),
+             has_count = !count.is_null();
   const bool whole = has_whole_gpu_limit(pod.member("spec"));
   if (!has_fraction && !has_memory && mps.scalar() == "true") {
     mps.fail("MPS is only supported with GPU fraction request (KAI's admission refuses the pod)");
   }
   if (has_fraction && whole) {
-    fraction.fail("cannot have both GPU fraction request and whole GPU resource request/limit (KAI's admission refuses the pod)");
+    fraction.fail(
+        "cannot have both GPU fraction request and whole GPU resource request/limit (KAI's "
+        "admission refuses the pod)");
   }
-  if (has_memory && (has_fraction || whole)) memory.fail("cannot request both GPU and GPU memory (KAI's admission refuses the pod)");
+  if (has_memory && (has_fraction || whole))
+    memory.fail("cannot request both GPU and GPU memory (KAI's admission refuses the pod)");
   if (has_count && !has_fraction && !has_memory) {
-    count.fail("cannot request multiple fractional devices without specifying fraction portion or gpu-memory "
-               "(KAI's admission refuses the pod)");
+    count.fail(
+        "cannot request multiple fractional devices without specifying fraction portion or "
+        "gpu-memory "
+        "(KAI's admission refuses the pod)");
   }
   unsigned long long n = 0;
   if (has_memory && (!parse_uint(memory.scalar(), n) || n == 0)) {
-    memory.fail("gpu-memory annotation value must be a positive integer greater than 0 (MiB), got " + memory.describe());
+    memory.fail(
+        "gpu-memory annotation value must be a positive integer greater than 0 (MiB), got " +
+        memory.describe());
   }
   double f = 0;
   if (has_fraction && (!parse_fraction(fraction.scalar(), f) || !(f > 0 && f < 1))) {
-    fraction.fail("gpu-fraction annotation value must be a positive number smaller than 1.0, got " + fraction.describe());
+    fraction.fail("gpu-fraction annotation value must be a positive number smaller than 1.0, got " +
+                  fraction.describe());
   }
   if (has_count && (!parse_uint(count.scalar(), n) || n == 0)) {
-    count.fail("fraction count annotation value must be a positive integer greater than 0, got " + count.describe());
+    count.fail("fraction count annotation value must be a positive integer greater than 0, got " +
+               count.describe());
   }
 }
 

@@ -24,8 +24,10 @@ std::string mib(std::size_t bytes) {
 }
 
 [[noreturn]] void too_large(const std::string& name, std::size_t limit) {
-  throw Error(ErrorCode::IO, name + ": larger than the input limit of " + mib(limit) +
-                                 " (raise it with --max-input-mb)", EFBIG);
+  throw Error(
+      ErrorCode::IO,
+      name + ": larger than the input limit of " + mib(limit) + " (raise it with --max-input-mb)",
+      EFBIG);
 }
 
 // Reads an open descriptor to its end, but never more than `limit` bytes.
@@ -38,7 +40,8 @@ std::string read_all(int fd, const std::string& name, std::size_t limit, std::si
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) throw Error(ErrorCode::IO, name + ": read failed: " + std::strerror(errno), errno);
     if (n == 0) {
-      if (text.capacity() < text.size() + kReadPadding) text.reserve(text.size() + kReadPadding);  // standard input
+      if (text.capacity() < text.size() + kReadPadding)
+        text.reserve(text.size() + kReadPadding);  // standard input
       return text;
     }
     if (text.size() + static_cast<std::size_t>(n) > limit) too_large(name, limit);
@@ -81,11 +84,16 @@ std::string read_input_file(const std::string& path) {
     ~FdCloser() { ::close(fd); }
   } closer{fd};
   struct stat st {};
-  if (::fstat(fd, &st) != 0) throw Error(ErrorCode::IO, path + ": cannot read: " + std::strerror(errno), errno);
-  if (S_ISDIR(st.st_mode)) throw Error(ErrorCode::IO, path + ": is a directory, expected a file", EISDIR);
+  if (::fstat(fd, &st) != 0)
+    throw Error(ErrorCode::IO, path + ": cannot read: " + std::strerror(errno), errno);
+  if (S_ISDIR(st.st_mode))
+    throw Error(ErrorCode::IO, path + ": is a directory, expected a file", EISDIR);
   if (!S_ISREG(st.st_mode)) {
-    throw Error(ErrorCode::IO, path + ": not a regular file (a device, FIFO or socket); give a file, or - for standard input",
-                EINVAL);
+    throw Error(
+        ErrorCode::IO,
+        path +
+            ": not a regular file (a device, FIFO or socket); give a file, or - for standard input",
+        EINVAL);
   }
   if (static_cast<std::size_t>(st.st_size) > limit) too_large(path, limit);
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);

@@ -1,11 +1,11 @@
 #include "json_document.hpp"
 
-#include <nlohmann/json.hpp>
 #include <simdjson.h>
 
 #include <algorithm>
 #include <cstring>
 #include <iterator>
+#include <nlohmann/json.hpp>
 
 #include "sim/io/input_limits.hpp"
 
@@ -15,14 +15,17 @@ namespace {
 using Kind = JsonDocument::Kind;
 using Index = JsonDocument::Index;
 
-bool number_char(char c) { return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'; }
+bool number_char(char c) {
+  return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+}
 
 // nlohmann's message without its "[json.exception...] parse error at line L, column C: " prefix
 // (kaisim names the place itself), cut short when the token it quotes is long.
 std::string parse_error_text(const std::string& what) {
   std::string text = what;
   if (const std::size_t column = text.find("column "); column != std::string::npos) {
-    if (const std::size_t colon = text.find(": ", column); colon != std::string::npos) text = text.substr(colon + 2);
+    if (const std::size_t colon = text.find(": ", column); colon != std::string::npos)
+      text = text.substr(colon + 2);
   }
   if (text.size() > 160) text = text.substr(0, 157) + "...";
   // The token it quotes may hold any bytes: the message stays printable ASCII.
@@ -45,7 +48,9 @@ std::string parse_error_text(const std::string& what) {
 // and Clang's vector extension: SSE2 compares, every lane at once).
 bool has_control_character(std::string_view text) {
   using Bytes = unsigned char __attribute__((vector_size(16)));
-  auto control = [](char c) { return static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r'; };
+  auto control = [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r';
+  };
   std::size_t i = 0;
   for (; i + 16 <= text.size(); i += 16) {
     Bytes b;
@@ -112,8 +117,9 @@ class JsonTreeBuilder {
 
   void open(Kind kind, std::uint32_t offset) {
     if (static_cast<int>(open_.size()) >= max_depth_) {
-      throw InputError(doc_.locate(offset), current_path(),
-                       "nested deeper than " + std::to_string(max_depth_) + " levels, the limit for any input");
+      throw InputError(
+          doc_.locate(offset), current_path(),
+          "nested deeper than " + std::to_string(max_depth_) + " levels, the limit for any input");
     }
     const auto index = static_cast<Index>(doc_.values_.size());
     add(kind, offset);
@@ -147,7 +153,9 @@ class JsonTreeBuilder {
       if (object) {
         if (innermost) {
           const Open& o = open_[i];
-          if (o.has_key) append_key((o.key_pooled ? std::string_view(doc_.pool_) : doc_.text_).substr(o.key_first, o.key_count));
+          if (o.has_key)
+            append_key((o.key_pooled ? std::string_view(doc_.pool_) : doc_.text_)
+                           .substr(o.key_first, o.key_count));
         } else {
           append_key(doc_.key(open_[i + 1].value));
         }
@@ -174,7 +182,8 @@ class JsonTreeBuilder {
     std::uint32_t key_offset = 0, key_first = 0, key_count = 0;
   };
 
-  void set_text(std::uint32_t& first, std::uint32_t& count, bool& pooled, std::string_view raw, std::string_view value) {
+  void set_text(std::uint32_t& first, std::uint32_t& count, bool& pooled, std::string_view raw,
+                std::string_view value) {
     count = static_cast<std::uint32_t>(value.size());
     pooled = raw != value;
     if (value.empty()) {
@@ -196,24 +205,29 @@ class JsonTreeBuilder {
     if (n <= 16) {  // the common case: a few members, compared pairwise without sorting
       bool repeated = false;
       for (auto a = first; a != pending_.end() && !repeated; ++a) {
-        for (auto b = a + 1; b != pending_.end() && !repeated; ++b) repeated = doc_.key(*a) == doc_.key(*b);
+        for (auto b = a + 1; b != pending_.end() && !repeated; ++b)
+          repeated = doc_.key(*a) == doc_.key(*b);
       }
       if (!repeated) return;
     }
     std::vector<Index> by_key(first, pending_.end());
-    std::stable_sort(by_key.begin(), by_key.end(), [&](Index a, Index b) { return doc_.key(a) < doc_.key(b); });
+    std::stable_sort(by_key.begin(), by_key.end(),
+                     [&](Index a, Index b) { return doc_.key(a) < doc_.key(b); });
     std::vector<Index> dropped;
     for (std::size_t i = 1; i < by_key.size(); ++i) {
       if (doc_.key(by_key[i]) != doc_.key(by_key[i - 1])) continue;
       dropped.push_back(by_key[i - 1]);
       diagnostics_.warn(doc_.where(by_key[i], true), doc_.path(by_key[i]),
-                        "key given twice (also at line " + std::to_string(doc_.where(by_key[i - 1], true).line) +
+                        "key given twice (also at line " +
+                            std::to_string(doc_.where(by_key[i - 1], true).line) +
                             "); the last one counts, as in Go");
     }
     if (dropped.empty()) return;
     std::sort(dropped.begin(), dropped.end());
     pending_.erase(std::remove_if(first, pending_.end(),
-                                  [&](Index i) { return std::binary_search(dropped.begin(), dropped.end(), i); }),
+                                  [&](Index i) {
+                                    return std::binary_search(dropped.begin(), dropped.end(), i);
+                                  }),
                    pending_.end());
   }
 
@@ -266,8 +280,10 @@ class SimdjsonReader {
           while (*end != '"' && *end != '\\') ++end;  // the padding ends any runaway scan
           std::string_view key(raw, static_cast<std::size_t>(end - raw));
           std::string_view unescaped = in_text(key);
-          if (*end == '\\' && field.unescaped_key().get(unescaped) != simdjson::SUCCESS) return false;
-          builder_.key(offset(raw) - 1, *end == '\\' ? std::string_view() : in_text(key), unescaped);
+          if (*end == '\\' && field.unescaped_key().get(unescaped) != simdjson::SUCCESS)
+            return false;
+          builder_.key(offset(raw) - 1, *end == '\\' ? std::string_view() : in_text(key),
+                       unescaped);
           if (!value(field.value())) return false;
         }
         builder_.close();
@@ -383,7 +399,8 @@ class NlohmannReader {
     if (e.id == 406) {  // a number too large for a double: said as for any number field
       const auto [start, end] = number_token();
       throw InputError(doc.locate(start), builder_.current_path(),
-                       "number " + std::string(text_.substr(start, end - start)) + " is out of range for a 64-bit float");
+                       "number " + std::string(text_.substr(start, end - start)) +
+                           " is out of range for a 64-bit float");
     }
     const std::size_t offset = std::min(position > 0 ? position - 1 : 0, text_.size());
     throw InputError(doc.locate(static_cast<std::uint32_t>(offset)), builder_.current_path(),
@@ -439,11 +456,13 @@ class NlohmannReader {
 
 JsonDocument::JsonDocument(std::string_view text, const std::string& file, Diagnostics& diagnostics)
     : text_(text), file_(&file), locator_(text) {
-  if (text.size() >= 0xFFFFFFFFu) throw InputError(SourceLocation{file, 0, 0}, "", "a JSON document of 4 GiB or more");
+  if (text.size() >= 0xFFFFFFFFu)
+    throw InputError(SourceLocation{file, 0, 0}, "", "a JSON document of 4 GiB or more");
   // nlohmann_json takes a NUL byte for the end of the text; JSON has none, escaped or not.
   if (const void* nul = std::memchr(text.data(), 0, text.size())) {
-    throw InputError(locate(static_cast<std::uint32_t>(static_cast<const char*>(nul) - text.data())), "",
-                     "a NUL byte: not text");
+    throw InputError(
+        locate(static_cast<std::uint32_t>(static_cast<const char*>(nul) - text.data())), "",
+        "a NUL byte: not text");
   }
   // simdjson lets control characters through inside strings; JSON does not: such text goes to
   // the careful reader, which says where.
@@ -455,8 +474,10 @@ JsonDocument::JsonDocument(std::string_view text, const std::string& file, Diagn
     simdjson::ondemand::parser parser;
     simdjson::ondemand::document doc;
     JsonTreeBuilder builder(*this, found);
-    if (parser.iterate(padded).get(doc) == simdjson::SUCCESS && SimdjsonReader(builder, padded).read(doc)) {
-      diagnostics.warnings.insert(diagnostics.warnings.end(), found.warnings.begin(), found.warnings.end());
+    if (parser.iterate(padded).get(doc) == simdjson::SUCCESS &&
+        SimdjsonReader(builder, padded).read(doc)) {
+      diagnostics.warnings.insert(diagnostics.warnings.end(), found.warnings.begin(),
+                                  found.warnings.end());
       return;
     }
   }
@@ -466,25 +487,29 @@ JsonDocument::JsonDocument(std::string_view text, const std::string& file, Diagn
   const char* read_to = text.data();
   JsonTreeBuilder builder(*this, diagnostics);
   NlohmannReader reader(builder, &read_to);
-  nlohmann::json::sax_parse(TrackingIterator(text.data(), &read_to), TrackingIterator(text.data() + text.size(), &read_to),
-                            &reader);
+  nlohmann::json::sax_parse(TrackingIterator(text.data(), &read_to),
+                            TrackingIterator(text.data() + text.size(), &read_to), &reader);
 }
 
 std::string_view JsonDocument::text(Index v) const {
   const Value& value = values_[v];
-  if (value.kind == Kind::kArray || value.kind == Kind::kObject || value.kind == Kind::kNull) return {};
-  if (value.kind == Kind::kBool) return text_.substr(value.offset, text_[value.offset] == 't' ? 4 : 5);
+  if (value.kind == Kind::kArray || value.kind == Kind::kObject || value.kind == Kind::kNull)
+    return {};
+  if (value.kind == Kind::kBool)
+    return text_.substr(value.offset, text_[value.offset] == 't' ? 4 : 5);
   return (value.pooled ? std::string_view(pool_) : text_).substr(value.first, value.count);
 }
 
 std::string_view JsonDocument::key(Index v) const {
   const Value& value = values_[v];
-  return (value.key_pooled ? std::string_view(pool_) : text_).substr(value.key_first, value.key_count);
+  return (value.key_pooled ? std::string_view(pool_) : text_)
+      .substr(value.key_first, value.key_count);
 }
 
 std::string JsonDocument::path(Index v) const {
   std::vector<Index> chain;
-  for (Index i = v; i != kNone && values_[i].parent != kNone; i = values_[i].parent) chain.push_back(i);
+  for (Index i = v; i != kNone && values_[i].parent != kNone; i = values_[i].parent)
+    chain.push_back(i);
   std::string out;
   for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
     if (values_[values_[*it].parent].kind == Kind::kArray) {
@@ -501,7 +526,9 @@ SourceLocation JsonDocument::where(Index v, bool of_key) const {
   return locate(of_key ? values_[v].key_offset : values_[v].offset);
 }
 
-SourceLocation JsonDocument::locate(std::uint32_t offset) const { return locator_.locate(offset, *file_); }
+SourceLocation JsonDocument::locate(std::uint32_t offset) const {
+  return locator_.locate(offset, *file_);
+}
 
 SourceLocation TextLocator::locate(std::uint32_t offset, const std::string& file) {
   offset = std::min(offset, static_cast<std::uint32_t>(text_.size()));
@@ -510,13 +537,15 @@ SourceLocation TextLocator::locate(std::uint32_t offset, const std::string& file
     if (line_starts_.empty()) {
       line_starts_.push_back(0);
       const char* end = text_.data() + text_.size();
-      for (const char* p = text_.data(); (p = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p))));) {
+      for (const char* p = text_.data(); (p = static_cast<const char*>(std::memchr(
+                                              p, '\n', static_cast<std::size_t>(end - p))));) {
         ++p;
         line_starts_.push_back(static_cast<std::uint32_t>(p - text_.data()));
       }
     }
-    line = static_cast<std::uint32_t>(std::upper_bound(line_starts_.begin(), line_starts_.end(), offset) -
-                                      line_starts_.begin());  // 1-based
+    line = static_cast<std::uint32_t>(
+        std::upper_bound(line_starts_.begin(), line_starts_.end(), offset) -
+        line_starts_.begin());  // 1-based
     from = line_starts_[line - 1];
     column = 1;
   }

@@ -51,7 +51,9 @@ class JsonDocument {
   /// A list's items or an object's members, in document order.
   const Index* children(Index v) const { return children_.data() + values_[v].first; }
   std::size_t size(Index v) const { return is_container(v) ? values_[v].count : 0; }
-  bool is_container(Index v) const { return values_[v].kind == Kind::kArray || values_[v].kind == Kind::kObject; }
+  bool is_container(Index v) const {
+    return values_[v].kind == Kind::kArray || values_[v].kind == Kind::kObject;
+  }
   /// Where value `v` (or, with `of_key`, its key) starts.
   SourceLocation where(Index v, bool of_key = false) const;
   static constexpr Index kNone = 0xFFFFFFFFu;
@@ -71,7 +73,8 @@ class JsonDocument {
   struct Value {
     std::uint32_t offset = 0;      // first byte of the value
     std::uint32_t key_offset = 0;  // first byte of its key (object members)
-    // Scalars: the text (in text_ or, when `pooled`, in pool_); containers: children_[first, +count).
+    // Scalars: the text (in text_ or, when `pooled`, in pool_); containers: children_[first,
+    // +count).
     std::uint32_t first = 0, count = 0;
     std::uint32_t key_first = 0, key_count = 0;  // list items: key_first is the item's index
     std::uint32_t parent = kNone;
@@ -82,7 +85,7 @@ class JsonDocument {
   const std::string* file_;
   std::vector<Value> values_;
   std::vector<Index> children_;
-  std::string pool_;  // strings that had escapes, unescaped
+  std::string pool_;             // strings that had escapes, unescaped
   mutable TextLocator locator_;  // where()
 };
 

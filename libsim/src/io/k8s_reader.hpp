@@ -10,6 +10,7 @@
 namespace sim::io {
 
 /// A `kind: Queue` (scheduling.run.ai/v2) object; `position` orders queues without a timestamp.
-model::QueueSpec read_queue_object(const Field& doc, std::int64_t position, Diagnostics& diagnostics);
+model::QueueSpec read_queue_object(const Field& doc, std::int64_t position,
+                                   Diagnostics& diagnostics);
 
 }  // namespace sim::io

@@ -13,7 +13,8 @@ namespace {
 // quantities are exact, but no zone or pod comes near).
 std::int64_t milli(const Field& f) {
   const std::optional<Quantity> q = parse_quantity(f.scalar());
-  if (!q || q->negative) f.fail("not a valid quantity such as \"500m\", \"2\" or \"1Gi\": " + f.describe());
+  if (!q || q->negative)
+    f.fail("not a valid quantity such as \"500m\", \"2\" or \"1Gi\": " + f.describe());
   return q->milli_value().value_or(INT64_MAX);
 }
 
@@ -30,7 +31,8 @@ model::Amounts read_amounts(const Field& list) {
 model::Amounts container_requests(const Field& container) {
   const Field resources = container.member("resources");
   model::Amounts requests = read_amounts(resources.member("requests"));
-  for (const auto& [name, v] : read_amounts(resources.member("limits"))) requests.try_emplace(name, v);
+  for (const auto& [name, v] : read_amounts(resources.member("limits")))
+    requests.try_emplace(name, v);
   return requests;
 }
 
@@ -42,11 +44,14 @@ void raise(model::Amounts& to, const model::Amounts& part) {
   for (const auto& [name, v] : part) to[name] = std::max(to[name], v);
 }
 
-bool native_sidecar(const Field& init) { return init.member("restartPolicy").optional_string().value_or("") == "Always"; }
+bool native_sidecar(const Field& init) {
+  return init.member("restartPolicy").optional_string().value_or("") == "Always";
+}
 
 }  // namespace
 
-std::optional<std::pair<std::string, model::NumaTopology>> read_node_resource_topology(const Field& obj) {
+std::optional<std::pair<std::string, model::NumaTopology>> read_node_resource_topology(
+    const Field& obj) {
   const std::string name = obj.member("metadata").member("name").optional_string().value_or("");
   if (name.empty()) obj.fail("missing required field \"metadata.name\" (the node's name)");
   model::NumaTopology t;
@@ -62,7 +67,8 @@ std::optional<std::pair<std::string, model::NumaTopology>> read_node_resource_to
                : policy == "best-effort"    ? model::NumaPolicy::BEST_EFFORT
                                             : model::NumaPolicy::NONE;
     t.pod_scope = scope == "pod";
-  } else if (const std::vector<Field> legacy = obj.member("topologyPolicies").items(); !legacy.empty()) {
+  } else if (const std::vector<Field> legacy = obj.member("topologyPolicies").items();
+             !legacy.empty()) {
     // policyAndScopeFromLegacy: the enum values of the deprecated field; others mean none.
     static const std::map<std::string, std::pair<model::NumaPolicy, bool>> kLegacy = {
         {"SingleNUMANodePodLevel", {model::NumaPolicy::SINGLE_NUMA_NODE, true}},
@@ -85,7 +91,8 @@ std::optional<std::pair<std::string, model::NumaTopology>> read_node_resource_to
       const std::string resource = r.member("name").optional_string().value_or("");
       if (resource.empty()) r.fail("missing required field \"name\"");
       z.available[resource] = r.member("available").is_null() ? 0 : milli(r.member("available"));
-      z.allocatable[resource] = r.member("allocatable").is_null() ? 0 : milli(r.member("allocatable"));
+      z.allocatable[resource] =
+          r.member("allocatable").is_null() ? 0 : milli(r.member("allocatable"));
     }
     t.zones.push_back(std::move(z));
   }
@@ -95,7 +102,8 @@ std::optional<std::pair<std::string, model::NumaTopology>> read_node_resource_to
 }
 
 bool is_guaranteed(const Field& pod) {
-  if (std::optional<std::string> qos = pod.member("status").member("qosClass").optional_string()) return *qos == "Guaranteed";
+  if (std::optional<std::string> qos = pod.member("status").member("qosClass").optional_string())
+    return *qos == "Guaranteed";
   // GetPodQOS: every container limits cpu and memory, and the summed requests equal the limits.
   // Only cpu and memory are read: other resources do not decide the class.
   const Field spec = pod.member("spec");
@@ -152,7 +160,8 @@ std::optional<std::vector<model::ZoneAmounts>> read_numa_record(const Field& lis
     z.expect_map();
     // A zone id that is missing or unknown still makes this the record, which then places
     // nothing (placementFromRecord), as in KAI.
-    out.push_back({-1, z.member("zone").optional_string().value_or(""), read_amounts(z.member("amount"))});
+    out.push_back(
+        {-1, z.member("zone").optional_string().value_or(""), read_amounts(z.member("amount"))});
   }
   return out;
 }

@@ -14,7 +14,8 @@
 namespace sim::io {
 
 /// BuildNumaTopology: the node's name and its NUMA-node zones; nullopt when it reports none.
-std::optional<std::pair<std::string, model::NumaTopology>> read_node_resource_topology(const Field& obj);
+std::optional<std::pair<std::string, model::NumaTopology>> read_node_resource_topology(
+    const Field& obj);
 
 /// A pod's QoS class as the API server sets it (status.qosClass, else computed from its
 /// containers' cpu and memory requests and limits) is Guaranteed.

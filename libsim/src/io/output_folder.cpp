@@ -52,7 +52,8 @@ struct Marker {
   bool lists(const std::string& name) const { return hashes.contains(name); }
 };
 
-std::string marker_text(std::string_view kind, const std::multimap<std::string, std::string>& hashes) {
+std::string marker_text(std::string_view kind,
+                        const std::multimap<std::string, std::string>& hashes) {
   std::string out = std::string(kMarkerTitle) + std::string(kind) + "\n";
   for (const auto& [name, hash] : hashes) out += hash + " " + name + "\n";
   return out;
@@ -76,9 +77,7 @@ std::optional<Marker> read_marker(const fs::path& folder) {
   return m;
 }
 
-bool process_alive(long pid) {
-  return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM;
-}
+bool process_alive(long pid) { return ::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM; }
 
 // Deletes a temporary folder of kaisim's: only the files its marker lists, the marker, and the
 // folder once empty. False when it is not kaisim's or holds anything else.
@@ -101,9 +100,12 @@ void remove_stale_temporaries(const fs::path& target, OutputFolderReport& report
   std::vector<fs::path> stale;
   for (fs::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    if (name.size() <= prefix.size() || name.size() > prefix.size() + 9 || name.rfind(prefix, 0) != 0) continue;
+    if (name.size() <= prefix.size() || name.size() > prefix.size() + 9 ||
+        name.rfind(prefix, 0) != 0)
+      continue;
     const std::string digits = name.substr(prefix.size());
-    if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
+    if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      continue;
     const long pid = std::stol(digits);
     if (pid != static_cast<long>(::getpid()) && process_alive(pid)) continue;
     if (!fs::is_directory(fs::symlink_status(it->path(), ec))) continue;
@@ -146,25 +148,35 @@ std::string joined(const std::vector<std::string>& names) {
 
 std::vector<std::string> OutputFolderReport::notes() const {
   std::vector<std::string> out;
-  for (const std::string& tmp : stale_removed) out.push_back(tmp + ": removed, left by a kaisim run that was stopped");
-  if (!replaced.empty()) out.push_back(folder + ": replaced " + plural(replaced.size(), "file") + " of an earlier kaisim run (" + joined(replaced) + ")");
-  if (!removed.empty()) out.push_back(folder + ": removed " + plural(removed.size(), "file") + " of an earlier kaisim run (" + joined(removed) + ")");
-  if (!kept.empty()) out.push_back(folder + ": kept " + plural(kept.size(), "file") + " kaisim did not write (" + joined(kept) + ")");
+  for (const std::string& tmp : stale_removed)
+    out.push_back(tmp + ": removed, left by a kaisim run that was stopped");
+  if (!replaced.empty())
+    out.push_back(folder + ": replaced " + plural(replaced.size(), "file") +
+                  " of an earlier kaisim run (" + joined(replaced) + ")");
+  if (!removed.empty())
+    out.push_back(folder + ": removed " + plural(removed.size(), "file") +
+                  " of an earlier kaisim run (" + joined(removed) + ")");
+  if (!kept.empty())
+    out.push_back(folder + ": kept " + plural(kept.size(), "file") + " kaisim did not write (" +
+                  joined(kept) + ")");
   return out;
 }
 
-OutputFolderReport write_output_folder(const std::string& dir, const std::map<std::string, std::string>& files,
+OutputFolderReport write_output_folder(const std::string& dir,
+                                       const std::map<std::string, std::string>& files,
                                        std::string_view kind) {
   for (const auto& [name, bytes] : files) {
     if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos ||
         name.rfind(".kaisim-output", 0) == 0) {
-      throw Error(ErrorCode::INTERNAL, "output file name \"" + name + "\" is not a plain file name");
+      throw Error(ErrorCode::INTERNAL,
+                  "output file name \"" + name + "\" is not a plain file name");
     }
   }
   fs::path target = fs::path(dir).lexically_normal();
   if (!target.has_filename()) target = target.parent_path();  // "out/" names the folder "out"
   const std::string leaf = target.filename().string();
-  if (leaf.empty() || leaf == "." || leaf == "..") refuse(dir, "give the output folder a name of its own (e.g. out/)");
+  if (leaf.empty() || leaf == "." || leaf == "..")
+    refuse(dir, "give the output folder a name of its own (e.g. out/)");
 
   OutputFolderReport report;
   report.folder = dir;
@@ -179,11 +191,13 @@ OutputFolderReport write_output_folder(const std::string& dir, const std::map<st
     if (!fs::is_directory(status)) refuse(dir, "exists and is not a folder; not writing there");
     earlier = read_marker(target);
     if (!earlier && !fs::is_empty(target, ec)) {
-      refuse(dir, "is not empty and is not a kaisim output folder (it has no " + std::string(kOutputMarker) +
+      refuse(dir, "is not empty and is not a kaisim output folder (it has no " +
+                      std::string(kOutputMarker) +
                       " file); not writing into it: choose a new or empty folder");
     }
     if (earlier && earlier->kind != kind) {
-      refuse(dir, "holds kaisim " + earlier->kind + " output, not " + std::string(kind) + " output; not writing into it");
+      refuse(dir, "holds kaisim " + earlier->kind + " output, not " + std::string(kind) +
+                      " output; not writing into it");
     }
     if (earlier) {
       std::set<std::string> seen;
@@ -192,13 +206,18 @@ OutputFolderReport write_output_folder(const std::string& dir, const std::map<st
         const fs::path path = target / name;
         const fs::file_status s = fs::symlink_status(path, ec);
         if (!fs::exists(s)) continue;
-        const std::optional<std::string> bytes = fs::is_regular_file(s) ? read_whole(path) : std::nullopt;
+        const std::optional<std::string> bytes =
+            fs::is_regular_file(s) ? read_whole(path) : std::nullopt;
         bool same = false;
         if (bytes) {
           const std::string h = hash_hex(*bytes);
-          for (auto [it, end] = earlier->hashes.equal_range(name); it != end; ++it) same = same || it->second == h;
+          for (auto [it, end] = earlier->hashes.equal_range(name); it != end; ++it)
+            same = same || it->second == h;
         }
-        if (!same) refuse(dir, name + " has changed since kaisim wrote it; not overwriting it: move it away first");
+        if (!same)
+          refuse(
+              dir,
+              name + " has changed since kaisim wrote it; not overwriting it: move it away first");
       }
       std::vector<std::string> present;
       for (fs::directory_iterator it(target, ec), end; !ec && it != end; it.increment(ec)) {
@@ -207,7 +226,8 @@ OutputFolderReport write_output_folder(const std::string& dir, const std::map<st
       std::sort(present.begin(), present.end());
       for (const std::string& name : present) {
         if (name == kOutputMarker || earlier->lists(name)) continue;
-        if (files.contains(name)) refuse(dir, name + " is not a file kaisim wrote; not overwriting it: move it away first");
+        if (files.contains(name))
+          refuse(dir, name + " is not a file kaisim wrote; not overwriting it: move it away first");
         report.kept.push_back(name);
       }
     }
@@ -218,7 +238,8 @@ OutputFolderReport write_output_folder(const std::string& dir, const std::map<st
   const fs::path tmp = target.string() + std::string(kTmpInfix) + std::to_string(::getpid());
   if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
   if (!fs::create_directory(tmp, ec)) {
-    refuse(tmp.string(), ec ? "cannot create: " + ec.message() : "exists and is not kaisim's; remove it");
+    refuse(tmp.string(),
+           ec ? "cannot create: " + ec.message() : "exists and is not kaisim's; remove it");
   }
   try {
     write_file(tmp / kOutputMarker, marker_text(kind, hashes));

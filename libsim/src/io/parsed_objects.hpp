@@ -59,8 +59,8 @@ struct PodObject {
   // checked per state, against the classes that exist then).
   std::optional<PodGroupObject> grouper;
   std::string grouper_class;
-  std::size_t group_hash = 0;      // name_hash() of pod_group, or of the grouper's PodGroup
-  bool guaranteed = false;         // QoS class Guaranteed
+  std::size_t group_hash = 0;  // name_hash() of pod_group, or of the grouper's PodGroup
+  bool guaranteed = false;     // QoS class Guaranteed
   std::shared_ptr<const model::NumaUnits> numa_units;  // Guaranteed pods only
   std::optional<std::vector<model::ZoneAmounts>> numa_observed, numa_predicted;
   std::vector<PodClaimRef> claims;  // spec.resourceClaims
@@ -73,7 +73,8 @@ struct BindRequestObject {
   std::string received_type;
   bool finally_failed = false;
   std::optional<std::vector<model::ZoneAmounts>> numa_zones;  // spec.predictedNUMAZones
-  std::vector<std::pair<std::string, model::DraAllocation>> claim_allocations;  // spec.resourceClaimAllocations
+  std::vector<std::pair<std::string, model::DraAllocation>>
+      claim_allocations;  // spec.resourceClaimAllocations
 };
 
 // Every object of one or more documents, read into typed form once.
@@ -95,25 +96,43 @@ struct ParsedObjects {
   std::optional<model::SchedulerConfig> config;  ///< from a KAI snapshot
   std::int64_t latest_time = 0;
   enum Kind : std::uint32_t {
-    kQueues = 1, kNodes = 2, kPods = 4, kPodGroups = 8, kBindRequests = 16, kPriorityClasses = 32,
-    kTopologies = 64, kNuma = 128, kDeviceClasses = 256, kSlices = 512, kClaims = 1024, kConfig = 2048,
+    kQueues = 1,
+    kNodes = 2,
+    kPods = 4,
+    kPodGroups = 8,
+    kBindRequests = 16,
+    kPriorityClasses = 32,
+    kTopologies = 64,
+    kNuma = 128,
+    kDeviceClasses = 256,
+    kSlices = 512,
+    kClaims = 1024,
+    kConfig = 2048,
   };
   void mark_kinds() {
-    const std::pair<bool, Kind> present[] = {
-        {!queues.empty(), kQueues}, {!nodes.empty(), kNodes}, {!pods.empty(), kPods},
-        {!pod_groups.empty(), kPodGroups}, {!bind_requests.empty(), kBindRequests},
-        {!priority_classes.empty(), kPriorityClasses}, {!topologies.empty(), kTopologies},
-        {!numa.empty(), kNuma}, {!device_classes.empty(), kDeviceClasses},
-        {!resource_slices.empty(), kSlices}, {!resource_claims.empty(), kClaims}, {config.has_value(), kConfig}};
+    const std::pair<bool, Kind> present[] = {{!queues.empty(), kQueues},
+                                             {!nodes.empty(), kNodes},
+                                             {!pods.empty(), kPods},
+                                             {!pod_groups.empty(), kPodGroups},
+                                             {!bind_requests.empty(), kBindRequests},
+                                             {!priority_classes.empty(), kPriorityClasses},
+                                             {!topologies.empty(), kTopologies},
+                                             {!numa.empty(), kNuma},
+                                             {!device_classes.empty(), kDeviceClasses},
+                                             {!resource_slices.empty(), kSlices},
+                                             {!resource_claims.empty(), kClaims},
+                                             {config.has_value(), kConfig}};
     kinds = 0;
     for (const auto& [has, kind] : present) kinds |= has ? static_cast<std::uint32_t>(kind) : 0U;
   }
 };
 
 /// The value of a PriorityClass by name; `found` says whether it exists (else the default).
-int priority_of(const std::vector<model::PriorityClass>& classes, const std::string& name, bool& found);
+int priority_of(const std::vector<model::PriorityClass>& classes, const std::string& name,
+                bool& found);
 /// Sets every field of `job` but its tasks from its PodGroup, in `state`'s queues and classes.
-void set_job(model::Job& job, const model::ClusterState& state, const PodGroupObject& pg, const std::string& priority_class);
+void set_job(model::Job& job, const model::ClusterState& state, const PodGroupObject& pg,
+             const std::string& priority_class);
 /// Sets `task` (id `id`) from its pod and BindRequest, as the snapshot reads them: everything but
 /// its DRA claims, its job and its place on the node's books.
 void set_task(model::Task& task, TaskId id, const model::ClusterState& state, const PodObject& pod,

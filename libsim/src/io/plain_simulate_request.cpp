@@ -43,8 +43,10 @@ bool json_number(std::string_view s) {
     return i - from;
   };
   if (i < s.size() && s[i] == '-') ++i;
-  if (i < s.size() && s[i] == '0') ++i;
-  else if (digits() == 0) return false;
+  if (i < s.size() && s[i] == '0')
+    ++i;
+  else if (digits() == 0)
+    return false;
   if (i < s.size() && s[i] == '.' && (++i, digits() == 0)) return false;
   if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
     ++i;
@@ -119,16 +121,26 @@ std::optional<ShareOverrides> read_share(od::value& v) {
     od::field field = need(std::move(member));
     const std::string_view key = key_of(field);
     od::value value = field.value();
-    if (key == "deserved") first_time(seen, 0), s.deserved = quota_like(value);
-    else if (key == "fairShare") first_time(seen, 1), s.fair_share = non_negative(value);
-    else if (key == "maxAllowed") first_time(seen, 2), s.max_allowed = quota_like(value);
-    else if (key == "overQuotaWeight") first_time(seen, 3), s.over_quota_weight = non_negative(value);
-    else if (key == "allocated") first_time(seen, 4), s.allocated = non_negative(value);
-    else if (key == "allocatedNotPreemptible") first_time(seen, 5), s.allocated_not_preemptible = non_negative(value);
-    else if (key == "request") first_time(seen, 6), s.request = non_negative(value);
-    else if (key == "absoluteUsage") first_time(seen, 7), s.absolute_usage = non_negative(value);
-    else if (key == "vacantAdjustedUsage") first_time(seen, 8), (void)optional_number(value);
-    else throw NotPlain{};
+    if (key == "deserved")
+      first_time(seen, 0), s.deserved = quota_like(value);
+    else if (key == "fairShare")
+      first_time(seen, 1), s.fair_share = non_negative(value);
+    else if (key == "maxAllowed")
+      first_time(seen, 2), s.max_allowed = quota_like(value);
+    else if (key == "overQuotaWeight")
+      first_time(seen, 3), s.over_quota_weight = non_negative(value);
+    else if (key == "allocated")
+      first_time(seen, 4), s.allocated = non_negative(value);
+    else if (key == "allocatedNotPreemptible")
+      first_time(seen, 5), s.allocated_not_preemptible = non_negative(value);
+    else if (key == "request")
+      first_time(seen, 6), s.request = non_negative(value);
+    else if (key == "absoluteUsage")
+      first_time(seen, 7), s.absolute_usage = non_negative(value);
+    else if (key == "vacantAdjustedUsage")
+      first_time(seen, 8), (void)optional_number(value);
+    else
+      throw NotPlain{};
   }
   return s;
 }
@@ -160,10 +172,14 @@ class PlainReader {
       od::field field = need(std::move(member));
       const std::string_view key = key_of(field);
       od::value value = field.value();
-      if (key == "totalResource") first_time(seen, 0), read_total(value, request);
-      else if (key == "kValue") first_time(seen, 1), request.k_value = optional_number(value).value_or(request.k_value);
-      else if (key == "queues") first_time(seen, 2), read_queues(value, request);
-      else throw NotPlain{};
+      if (key == "totalResource")
+        first_time(seen, 0), read_total(value, request);
+      else if (key == "kValue")
+        first_time(seen, 1), request.k_value = optional_number(value).value_or(request.k_value);
+      else if (key == "queues")
+        first_time(seen, 2), read_queues(value, request);
+      else
+        throw NotPlain{};
     }
     const char* next = nullptr;
     require(doc.current_location().get(next) == simdjson::OUT_OF_BOUNDS);  // nothing after the root
@@ -181,10 +197,14 @@ class PlainReader {
       od::value value = field.value();
       const double amount = number(value);
       require(amount >= 0);
-      if (key == "CPU") first_time(seen, 0), request.total[index_of(Resource::CPU)] = amount;
-      else if (key == "Memory") first_time(seen, 1), request.total[index_of(Resource::MEMORY)] = amount;
-      else if (key == "GPU") first_time(seen, 2), request.total[index_of(Resource::GPU)] = amount;
-      else throw NotPlain{};
+      if (key == "CPU")
+        first_time(seen, 0), request.total[index_of(Resource::CPU)] = amount;
+      else if (key == "Memory")
+        first_time(seen, 1), request.total[index_of(Resource::MEMORY)] = amount;
+      else if (key == "GPU")
+        first_time(seen, 2), request.total[index_of(Resource::GPU)] = amount;
+      else
+        throw NotPlain{};
     }
   }
 
@@ -259,17 +279,20 @@ class PlainReader {
 
 }  // namespace
 
-std::optional<SimulateRequest> read_plain_simulate_request(std::string_view text, const std::string& file,
-                                                           bool padded) {
+std::optional<SimulateRequest> read_plain_simulate_request(std::string_view text,
+                                                           const std::string& file, bool padded) {
   static_assert(kReadPadding >= simdjson::SIMDJSON_PADDING);
   // The field reader's checks before its tree: a byte order mark, text simdjson must not read, a
   // depth limit below a request's own depth (5) all go to it.
-  if (text.substr(0, 3) == "\xEF\xBB\xBF" || !simdjson_may_read(text) || input_limits().max_depth < 8) return std::nullopt;
+  if (text.substr(0, 3) == "\xEF\xBB\xBF" || !simdjson_may_read(text) ||
+      input_limits().max_depth < 8)
+    return std::nullopt;
   try {
     std::optional<simdjson::padded_string> copy;
     if (!padded) copy.emplace(text);
     const simdjson::padded_string_view view =
-        copy ? simdjson::padded_string_view(*copy) : simdjson::padded_string_view(text.data(), text.size(), text.size() + kReadPadding);
+        copy ? simdjson::padded_string_view(*copy)
+             : simdjson::padded_string_view(text.data(), text.size(), text.size() + kReadPadding);
     od::parser parser;
     od::document doc = need(parser.iterate(view));
     return PlainReader(view.data(), text, file).read(doc);

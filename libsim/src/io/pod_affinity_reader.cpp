@@ -18,7 +18,8 @@ std::vector<model::SelectorRequirement> read_label_selector(const Field& f) {
   const Field expressions = f.member("matchExpressions");
   if (!expressions.is_null()) {
     expressions.expect_sequence();
-    for (std::size_t i = 0; i < expressions.size(); ++i) out.push_back(read_requirement(expressions.item(i), false));
+    for (std::size_t i = 0; i < expressions.size(); ++i)
+      out.push_back(read_requirement(expressions.item(i), false));
   }
   return out;
 }
@@ -28,17 +29,20 @@ model::PodAffinityTerm read_term(const Field& f) {
   model::PodAffinityTerm term;
   term.topology_key = f.member("topologyKey").optional_string().value_or("");
   if (term.topology_key.empty()) f.fail("missing required field \"topologyKey\"");
-  if (const Field selector = f.member("labelSelector"); !selector.is_null()) term.selector = read_label_selector(selector);
+  if (const Field selector = f.member("labelSelector"); !selector.is_null())
+    term.selector = read_label_selector(selector);
   const Field namespaces = f.member("namespaces");
   if (!namespaces.is_null()) {
     namespaces.expect_sequence();
-    for (std::size_t j = 0; j < namespaces.size(); ++j) term.namespaces.push_back(namespaces.item(j).string());
+    for (std::size_t j = 0; j < namespaces.size(); ++j)
+      term.namespaces.push_back(namespaces.item(j).string());
   }
   if (const Field ns_selector = f.member("namespaceSelector"); !ns_selector.is_null()) {
     ns_selector.expect_map();
     // Matching namespace labels needs Namespace objects, which kaisim does not read; only the
     // empty selector (every namespace) has a meaning without them.
-    if (ns_selector.size() != 0) ns_selector.fail("only an empty namespaceSelector ({}: every namespace) is supported");
+    if (ns_selector.size() != 0)
+      ns_selector.fail("only an empty namespaceSelector ({}: every namespace) is supported");
     term.all_namespaces = true;
   }
   return term;
@@ -83,7 +87,9 @@ model::SelectorRequirement read_requirement(const Field& f, bool numeric) {
   static const char* kOps[] = {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"};
   const auto ops_end = std::end(kOps) - (numeric ? 0 : 2);
   if (std::find(std::begin(kOps), ops_end, r.op) == ops_end) {
-    f.member("operator").fail("unknown operator \"" + r.op + "\" (In, NotIn, Exists, DoesNotExist" + (numeric ? ", Gt, Lt)" : ")"));
+    f.member("operator")
+        .fail("unknown operator \"" + r.op + "\" (In, NotIn, Exists, DoesNotExist" +
+              (numeric ? ", Gt, Lt)" : ")"));
   }
   const Field values = f.member("values");
   if (!values.is_null()) {

@@ -4,8 +4,8 @@
 // queue-controller sums a queue's PodGroups and its child queues into Queue.status (allocated,
 // allocatedNonPreemptible, requested). This is not what the scheduler counts in a session: a
 // terminating pod that still runs counts here until it is gone.
-//   KAI: pkg/podgroupcontroller/controllers/metadata/pod.go, status_updater.go, patcher/pod_group.go
-//   KAI: pkg/queuecontroller/controllers/resource_updater/resource_updater.go
+//   KAI: pkg/podgroupcontroller/controllers/metadata/pod.go, status_updater.go,
+//   patcher/pod_group.go KAI: pkg/queuecontroller/controllers/resource_updater/resource_updater.go
 
 #include <yaml-cpp/yaml.h>
 
@@ -54,7 +54,8 @@ struct StatusCountOptions {
 };
 
 /// One pod's part of its PodGroup's status.
-PodStatusPart pod_status_part(const YAML::Node& pod, const StatusObjects& objects, const StatusCountOptions& options);
+PodStatusPart pod_status_part(const YAML::Node& pod, const StatusObjects& objects,
+                              const StatusCountOptions& options);
 
 /// Whether a PodGroup is preemptible as the podgroup-controller decides it: spec.preemptibility,
 /// else its priority class (missing: the globalDefault class, else 50) below 100.
@@ -74,10 +75,12 @@ class QueueStatusSums {
   void remove(const PodStatusPart& part);
   /// `parents` maps every existing queue to its parent (empty for a top queue); sums of queues
   /// that do not exist are dropped, as KAI's controller never writes them.
-  std::map<std::string, QueueStatus> roll_up(const std::map<std::string, std::string>& parents) const;
+  std::map<std::string, QueueStatus> roll_up(
+      const std::map<std::string, std::string>& parents) const;
 
  private:
-  std::map<std::string, QueueStatus> own_;  // each queue's own PodGroups, kept up to date pod by pod
+  std::map<std::string, QueueStatus>
+      own_;  // each queue's own PodGroups, kept up to date pod by pod
   struct Kept {
     std::string queue;
     ResourceAmounts non_preemptible;

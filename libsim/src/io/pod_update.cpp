@@ -14,7 +14,8 @@ namespace {
 
 // Whether "a_ns/a_name" sorts before "b_ns/b_name", as the objects' keys do (byte order), without
 // building either string.
-bool key_less(std::string_view a_ns, std::string_view a_name, std::string_view b_ns, std::string_view b_name) {
+bool key_less(std::string_view a_ns, std::string_view a_name, std::string_view b_ns,
+              std::string_view b_name) {
   if (a_ns == b_ns) return a_name < b_name;
   auto at = [](std::string_view ns, std::string_view name, std::size_t i) -> int {
     if (i < ns.size()) return static_cast<unsigned char>(ns[i]);
@@ -33,7 +34,8 @@ bool key_less(std::string_view a_ns, std::string_view a_name, std::string_view b
 // Where an object of that key is, or would go, among elements in key order.
 template <typename Elements>
 std::size_t place(const Elements& elements, std::string_view ns, std::string_view name) {
-  auto it = std::lower_bound(elements.begin(), elements.end(), 0, [&](const auto& e, int) { return key_less(e.ns, e.name, ns, name); });
+  auto it = std::lower_bound(elements.begin(), elements.end(), 0,
+                             [&](const auto& e, int) { return key_less(e.ns, e.name, ns, name); });
   return static_cast<std::size_t>(it - elements.begin());
 }
 
@@ -55,8 +57,10 @@ struct Slot {
 // The new order: the old elements (in key order) less those gone, with the changed objects in
 // their places, as a new assembly orders them. `dropped` gets the old indices of the gone ones.
 template <typename Object, typename Id, typename Element>
-std::vector<Slot<Object>> merge(const IdVector<Id, Element>& old, std::vector<const Object*> changed,
-                                const std::vector<std::string>& gone, std::vector<std::size_t>& dropped) {
+std::vector<Slot<Object>> merge(const IdVector<Id, Element>& old,
+                                std::vector<const Object*> changed,
+                                const std::vector<std::string>& gone,
+                                std::vector<std::size_t>& dropped) {
   std::vector<char> removed(old.size(), 0);
   for (const std::string& key : gone) {
     const std::size_t slash = key.find('/');
@@ -67,7 +71,9 @@ std::vector<Slot<Object>> merge(const IdVector<Id, Element>& old, std::vector<co
       dropped.push_back(i);
     }
   }
-  std::sort(changed.begin(), changed.end(), [](const Object* a, const Object* b) { return key_less(a->ns, a->name, b->ns, b->name); });
+  std::sort(changed.begin(), changed.end(), [](const Object* a, const Object* b) {
+    return key_less(a->ns, a->name, b->ns, b->name);
+  });
   std::vector<Slot<Object>> slots;
   slots.reserve(old.size() + changed.size());
   std::size_t next = 0;  // old elements up to here are placed
@@ -94,11 +100,13 @@ std::vector<Slot<Object>> merge(const IdVector<Id, Element>& old, std::vector<co
 // old index its new id (invalid when gone); the elements of changed objects are the caller's to
 // fill. False when nothing moves.
 template <typename Id, typename Element, typename Object>
-bool reorder(IdVector<Id, Element>& elements, const std::vector<Slot<Object>>& slots, std::vector<Id>& remap) {
+bool reorder(IdVector<Id, Element>& elements, const std::vector<Slot<Object>>& slots,
+             std::vector<Id>& remap) {
   remap.assign(elements.size(), Id::invalid());
   bool moved = slots.size() != elements.size();
   for (std::size_t k = 0; k < slots.size(); ++k) {
-    if (slots[k].old >= 0) remap[static_cast<std::size_t>(slots[k].old)] = Id(static_cast<typename Id::value_type>(k));
+    if (slots[k].old >= 0)
+      remap[static_cast<std::size_t>(slots[k].old)] = Id(static_cast<typename Id::value_type>(k));
     moved = moved || slots[k].old != static_cast<std::ptrdiff_t>(k);
   }
   if (!moved) return false;
@@ -106,11 +114,13 @@ bool reorder(IdVector<Id, Element>& elements, const std::vector<Slot<Object>>& s
   auto id = [](std::size_t i) { return Id(static_cast<typename Id::value_type>(i)); };
   for (std::size_t k = 0; k < slots.size(); ++k) {
     const std::ptrdiff_t from = slots[k].old;
-    if (from > static_cast<std::ptrdiff_t>(k)) elements[id(k)] = std::move(elements[id(static_cast<std::size_t>(from))]);
+    if (from > static_cast<std::ptrdiff_t>(k))
+      elements[id(k)] = std::move(elements[id(static_cast<std::size_t>(from))]);
   }
   for (std::size_t k = slots.size(); k-- > 0;) {
     const std::ptrdiff_t from = slots[k].old;
-    if (from >= 0 && from < static_cast<std::ptrdiff_t>(k)) elements[id(k)] = std::move(elements[id(static_cast<std::size_t>(from))]);
+    if (from >= 0 && from < static_cast<std::ptrdiff_t>(k))
+      elements[id(k)] = std::move(elements[id(static_cast<std::size_t>(from))]);
   }
   elements.resize(slots.size());
   return true;
@@ -124,17 +134,21 @@ bool supported(const model::ClusterState& state, const PodChanges& changes) {
     const PodObject& pod = p->pods.front();
     if (pod.reservation_label || pod.grouper || !pod.claims.empty()) return false;
   }
-  const bool by_name = state.jobs_by_name.size() == state.jobs.size();  // else every job is looked at
+  const bool by_name =
+      state.jobs_by_name.size() == state.jobs.size();  // else every job is looked at
   for (const ParsedObjects* p : changes.groups) {
     if (p->pod_groups.size() != 1 || p->kinds != ParsedObjects::kPodGroups) return false;
     const PodGroupObject& pg = p->pod_groups.front();
-    auto other_namespace = [&](const model::Job& job) { return job.name == pg.name && job.ns != pg.ns; };
+    auto other_namespace = [&](const model::Job& job) {
+      return job.name == pg.name && job.ns != pg.ns;
+    };
     if (!by_name) {
       if (std::any_of(state.jobs.begin(), state.jobs.end(), other_namespace)) return false;
       continue;
     }
-    auto it = std::lower_bound(state.jobs_by_name.begin(), state.jobs_by_name.end(), pg.name,
-                               [&](JobId j, const std::string& name) { return state.jobs[j].name < name; });
+    auto it = std::lower_bound(
+        state.jobs_by_name.begin(), state.jobs_by_name.end(), pg.name,
+        [&](JobId j, const std::string& name) { return state.jobs[j].name < name; });
     for (; it != state.jobs_by_name.end() && state.jobs[*it].name == pg.name; ++it) {
       if (other_namespace(state.jobs[*it])) return false;
     }
@@ -146,7 +160,8 @@ bool supported(const model::ClusterState& state, const PodChanges& changes) {
 // supported() see to it), so the one in the pod's namespace, where it nearly always is, is the one.
 JobId job_named(const model::ClusterState& state, const PodObject& pod) {
   const std::size_t i = place(state.jobs, pod.ns, pod.pod_group);
-  if (at_place(state.jobs, i, pod.ns, pod.pod_group)) return JobId(static_cast<JobId::value_type>(i));
+  if (at_place(state.jobs, i, pod.ns, pod.pod_group))
+    return JobId(static_cast<JobId::value_type>(i));
   for (std::size_t j = 0; j < state.jobs.size(); ++j) {
     const JobId id(static_cast<JobId::value_type>(j));
     if (state.jobs[id].name == pod.pod_group) return id;
@@ -156,7 +171,8 @@ JobId job_named(const model::ClusterState& state, const PodObject& pod) {
 
 // Gives the moved tasks their new ids in the books of the nodes that are not built again. The
 // new ids keep the old ones' order, so each node's books stay sorted.
-void rename_on_nodes(model::ClusterState& state, const std::vector<TaskId>& remap, const std::vector<char>& rebuilt) {
+void rename_on_nodes(model::ClusterState& state, const std::vector<TaskId>& remap,
+                     const std::vector<char>& rebuilt) {
   std::size_t first = 0;  // ids before this one stay
   while (first < remap.size() && remap[first].index() == first) ++first;
   const TaskId from(static_cast<TaskId::value_type>(first));
@@ -170,14 +186,16 @@ void rename_on_nodes(model::ClusterState& state, const std::vector<TaskId>& rema
   for (std::size_t n = 0; n < state.nodes.size(); ++n) {
     if (rebuilt[n] || !holds[n]) continue;
     model::TaskBooks& books = state.nodes[NodeId(static_cast<NodeId::value_type>(n))].tasks;
-    auto it = std::lower_bound(books.begin(), books.end(), from, [](const auto& e, TaskId t) { return e.first < t; });
+    auto it = std::lower_bound(books.begin(), books.end(), from,
+                               [](const auto& e, TaskId t) { return e.first < t; });
     for (; it != books.end(); ++it) it->first = remap[it->first.index()];
   }
 }
 
 // The name order of the jobs, when the state has it, under their new ids and with the new ones.
 template <typename Object>
-void keep_jobs_by_name(model::ClusterState& state, const std::vector<Slot<Object>>& slots, const std::vector<JobId>& remap) {
+void keep_jobs_by_name(model::ClusterState& state, const std::vector<Slot<Object>>& slots,
+                       const std::vector<JobId>& remap) {
   std::vector<JobId>& order = state.jobs_by_name;
   if (order.size() != remap.size() || order.empty()) {
     order.clear();
@@ -188,7 +206,10 @@ void keep_jobs_by_name(model::ClusterState& state, const std::vector<Slot<Object
     if (slots[k].old >= 0) continue;
     const JobId id(static_cast<JobId::value_type>(k));
     const std::string& name = state.jobs[id].name;
-    order.insert(std::lower_bound(order.begin(), order.end(), name, [&](JobId j, const std::string& n) { return state.jobs[j].name < n; }), id);
+    order.insert(
+        std::lower_bound(order.begin(), order.end(), name,
+                         [&](JobId j, const std::string& n) { return state.jobs[j].name < n; }),
+        id);
   }
 }
 
@@ -202,11 +223,17 @@ bool updatable(const model::ClusterState& state) {
              return !key_less(a.ns, a.name, b.ns, b.name);
            }) == elements.end();
   };
-  if (!state.claims.empty() || !state.resource_slices.empty() || !in_key_order(state.tasks) || !in_key_order(state.jobs)) return false;
-  if (std::any_of(state.tasks.begin(), state.tasks.end(), [](const model::Task& t) { return t.reservation; })) return false;
+  if (!state.claims.empty() || !state.resource_slices.empty() || !in_key_order(state.tasks) ||
+      !in_key_order(state.jobs))
+    return false;
+  if (std::any_of(state.tasks.begin(), state.tasks.end(),
+                  [](const model::Task& t) { return t.reservation; }))
+    return false;
   // NUMA zones come from NodeResourceTopology objects, and a session writes its placements into
   // the tasks: an update would have to undo that.
-  if (std::any_of(state.nodes.begin(), state.nodes.end(), [](const model::Node& n) { return n.numa.has_value(); })) return false;
+  if (std::any_of(state.nodes.begin(), state.nodes.end(),
+                  [](const model::Node& n) { return n.numa.has_value(); }))
+    return false;
   std::vector<std::string_view> names;  // KAI keys PodGroups by name alone
   names.reserve(state.jobs.size());
   for (const model::Job& job : state.jobs) names.push_back(job.name);
@@ -216,14 +243,17 @@ bool updatable(const model::ClusterState& state) {
 
 TaskId find_task(const model::ClusterState& state, std::string_view ns, std::string_view name) {
   const std::size_t i = place(state.tasks, ns, name);
-  return at_place(state.tasks, i, ns, name) ? TaskId(static_cast<TaskId::value_type>(i)) : TaskId::invalid();
+  return at_place(state.tasks, i, ns, name) ? TaskId(static_cast<TaskId::value_type>(i))
+                                            : TaskId::invalid();
 }
 
 bool read_changed_pod(const model::ClusterState& state, const ParsedObjects& part, model::Task& out,
                       Diagnostics& diagnostics) {
   if (part.pods.size() != 1 || part.kinds != ParsedObjects::kPods) return false;
   const PodObject& pod = part.pods.front();
-  if (pod.reservation_label || pod.grouper || !pod.claims.empty() || pod.scheduler_name != "kai-scheduler") return false;
+  if (pod.reservation_label || pod.grouper || !pod.claims.empty() ||
+      pod.scheduler_name != "kai-scheduler")
+    return false;
   const TaskId id = find_task(state, pod.ns, pod.name);
   if (!id.valid()) return false;
   const model::Task& kept = state.tasks[id];
@@ -233,12 +263,14 @@ bool read_changed_pod(const model::ClusterState& state, const ParsedObjects& par
   out.job = kept.job;
   out.pod_set = state.jobs[kept.job].groups->find_pod_set(pod.sub_group);
   // What the node's books would give it (Node::add_task).
-  if (out.node.valid() && model::is_active_used(out.status)) state.nodes[out.node].set_accepted(out);
+  if (out.node.valid() && model::is_active_used(out.status))
+    state.nodes[out.node].set_accepted(out);
   return true;
 }
 
 bool update_pods(model::ClusterState& state, const PodChanges& changes,
-                 const std::function<const ParsedObjects*(const std::string&)>& node_object, Diagnostics& diagnostics) {
+                 const std::function<const ParsedObjects*(const std::string&)>& node_object,
+                 Diagnostics& diagnostics) {
   if (!supported(state, changes)) return false;
   std::vector<const PodObject*> pods;
   for (const ParsedObjects* p : changes.pods) pods.push_back(&p->pods.front());
@@ -267,7 +299,8 @@ bool update_pods(model::ClusterState& state, const PodChanges& changes,
   std::vector<const model::Node*> read_nodes;
   for (NodeId id : rebuilt_ids) {
     const ParsedObjects* part = node_object(state.nodes[id].name);
-    if (!part || part->nodes.size() != 1 || part->nodes.front().second.name != state.nodes[id].name) return false;
+    if (!part || part->nodes.size() != 1 || part->nodes.front().second.name != state.nodes[id].name)
+      return false;
     read_nodes.push_back(&part->nodes.front().second);
   }
   std::vector<std::vector<TaskId>> rebuilt_books;  // old ids
@@ -281,7 +314,8 @@ bool update_pods(model::ClusterState& state, const PodChanges& changes,
   const bool jobs_moved = reorder(state.jobs, job_slots, job_remap);
   for (std::size_t j = 0; j < job_slots.size(); ++j) {
     if (job_slots[j].object) {
-      set_job(state.jobs[JobId(static_cast<JobId::value_type>(j))], state, *job_slots[j].object, job_slots[j].object->priority_class);
+      set_job(state.jobs[JobId(static_cast<JobId::value_type>(j))], state, *job_slots[j].object,
+              job_slots[j].object->priority_class);
     }
   }
   keep_jobs_by_name(state, job_slots, job_remap);
@@ -302,7 +336,8 @@ bool update_pods(model::ClusterState& state, const PodChanges& changes,
       task.job = job_named(state, *pod);
       if (!task.job.valid()) {
         diagnostics.warn(pod->source.where(), pod->source.path(),
-                         "pod " + pod->ns + "/" + pod->name + " names PodGroup \"" + pod->pod_group + "\" which does not exist; ignored as KAI does");
+                         "pod " + pod->ns + "/" + pod->name + " names PodGroup \"" +
+                             pod->pod_group + "\" which does not exist; ignored as KAI does");
       } else {
         task.pod_set = state.jobs[task.job].groups->find_pod_set(pod->sub_group);
       }

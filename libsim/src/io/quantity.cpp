@@ -23,16 +23,35 @@ bool suffix_exponents(std::string_view suffix, int& dec, int& bin) {
   }
   if (suffix.size() != 1) return false;
   switch (suffix[0]) {
-    case 'n': dec = -9; return true;
-    case 'u': dec = -6; return true;
-    case 'm': dec = -3; return true;
-    case 'k': dec = 3; return true;
-    case 'M': dec = 6; return true;
-    case 'G': dec = 9; return true;
-    case 'T': dec = 12; return true;
-    case 'P': dec = 15; return true;
-    case 'E': dec = 18; return true;
-    default: return false;
+    case 'n':
+      dec = -9;
+      return true;
+    case 'u':
+      dec = -6;
+      return true;
+    case 'm':
+      dec = -3;
+      return true;
+    case 'k':
+      dec = 3;
+      return true;
+    case 'M':
+      dec = 6;
+      return true;
+    case 'G':
+      dec = 9;
+      return true;
+    case 'T':
+      dec = 12;
+      return true;
+    case 'P':
+      dec = 15;
+      return true;
+    case 'E':
+      dec = 18;
+      return true;
+    default:
+      return false;
   }
 }
 

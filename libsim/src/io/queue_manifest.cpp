@@ -45,7 +45,8 @@ std::optional<std::int64_t> read_duration(const Field& f) {
 
 }  // namespace
 
-model::QueueSpec read_queue_object(const Field& doc, std::int64_t position, Diagnostics& diagnostics) {
+model::QueueSpec read_queue_object(const Field& doc, std::int64_t position,
+                                   Diagnostics& diagnostics) {
   model::QueueSpec q;
   q.where = doc.where();
   const Field metadata = doc.member("metadata");
@@ -66,8 +67,9 @@ model::QueueSpec read_queue_object(const Field& doc, std::int64_t position, Diag
   const Field spec = doc.member("spec");
   if (spec.is_null()) doc.fail("missing required field \"spec\"");
   spec.expect_map();
-  warn_unknown(spec, {"displayName", "parentQueue", "priority", "resources", "preemptMinRuntime",
-                      "reclaimMinRuntime"},
+  warn_unknown(spec,
+               {"displayName", "parentQueue", "priority", "resources", "preemptMinRuntime",
+                "reclaimMinRuntime"},
                diagnostics);
   q.display_name = spec.member("displayName").optional_string().value_or("");
   q.parent = spec.member("parentQueue").optional_string().value_or("");
@@ -77,7 +79,8 @@ model::QueueSpec read_queue_object(const Field& doc, std::int64_t position, Diag
 
   // KAI's queue webhook rejects a Queue without spec.resources (queue_validator.go).
   const Field resources = spec.member("resources");
-  if (resources.is_null()) spec.fail("missing required field \"resources\" (KAI's queue webhook rejects it)");
+  if (resources.is_null())
+    spec.fail("missing required field \"resources\" (KAI's queue webhook rejects it)");
   resources.expect_map();
   warn_unknown(resources, {"gpu", "cpu", "memory"}, diagnostics);
   q.gpu = read_quota(resources.member("gpu"), diagnostics);
@@ -100,7 +103,8 @@ std::vector<model::QueueSpec> load_queue_manifests(std::string_view text, const 
       continue;
     }
     if (api != kQueueApiVersion) {
-      doc.member("apiVersion").fail("expected \"" + std::string(kQueueApiVersion) + "\", got \"" + api + "\"");
+      doc.member("apiVersion")
+          .fail("expected \"" + std::string(kQueueApiVersion) + "\", got \"" + api + "\"");
     }
     queues.push_back(read_queue_object(doc, static_cast<std::int64_t>(i), diagnostics));
   }

@@ -1,9 +1,8 @@
-#include "pod_status.hpp"
-
 #include <cmath>
 #include <set>
 #include <vector>
 
+#include "pod_status.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/go_json.hpp"
 #include "sim/io/quantity.hpp"
@@ -13,7 +12,8 @@ namespace {
 
 constexpr int kNonPreemptiblePriorityThreshold = 100;  // KAI: pkg/common/podgroup/preemptible.go
 constexpr NanoAmount kNanoPerUnit = 1'000'000'000;
-constexpr NanoAmount kMaxNano = static_cast<NanoAmount>(kNanoPerUnit) * kNanoPerUnit * kNanoPerUnit * 100;
+constexpr NanoAmount kMaxNano =
+    static_cast<NanoAmount>(kNanoPerUnit) * kNanoPerUnit * kNanoPerUnit * 100;
 
 // n[a][b]... as text, empty when absent. Looks up step by step so a missing key never becomes
 // one of yaml-cpp's "zombie" nodes.
@@ -79,16 +79,19 @@ void add_gpu_sharing_requested(const YAML::Node& annotations, ResourceAmounts& o
   const std::string count = text_at(annotations, {"gpu-fraction-num-devices"});
   if (!count.empty()) {
     const std::optional<NanoAmount> n = parse_nano_quantity(count);
-    if (!n || *n % kNanoPerUnit != 0) return;  // KAI fails the pod's metadata; it counts nothing new
+    if (!n || *n % kNanoPerUnit != 0)
+      return;  // KAI fails the pod's metadata; it counts nothing new
     devices = *n / kNanoPerUnit;
   }
   const std::string fraction = text_at(annotations, {"gpu-fraction"});
   if (!fraction.empty()) {
-    if (const std::optional<NanoAmount> f = parse_nano_quantity(fraction)) out.add("nvidia.com/gpu", *f * devices);
+    if (const std::optional<NanoAmount> f = parse_nano_quantity(fraction))
+      out.add("nvidia.com/gpu", *f * devices);
   }
   const std::string memory = text_at(annotations, {"gpu-memory"});
   if (!memory.empty()) {
-    if (const std::optional<NanoAmount> m = parse_nano_quantity(memory)) out.add("run.ai/gpu.memory", *m * devices);
+    if (const std::optional<NanoAmount> m = parse_nano_quantity(memory))
+      out.add("run.ai/gpu.memory", *m * devices);
   }
 }
 
@@ -217,7 +220,8 @@ bool pod_group_preemptible(const YAML::Node* pod_group, const std::string& prior
                            const StatusObjects& objects) {
   // KAI: pkg/common/podgroup/preemptible.go CalculatePreemptibility; podgroupcontroller's
   // utilities/pod-group/preemptible.go for the priority lookup.
-  const std::string declared = pod_group ? text_at(*pod_group, {"spec", "preemptibility"}) : std::string();
+  const std::string declared =
+      pod_group ? text_at(*pod_group, {"spec", "preemptibility"}) : std::string();
   if (declared == "preemptible") return true;
   if (declared == "non-preemptible") return false;
   std::optional<int> priority = objects.priority_class(priority_class_name);
@@ -225,9 +229,12 @@ bool pod_group_preemptible(const YAML::Node* pod_group, const std::string& prior
   return priority.value_or(50) < kNonPreemptiblePriorityThreshold;  // 50: DefaultPodGroupPriority
 }
 
-PodStatusPart pod_status_part(const YAML::Node& pod, const StatusObjects& objects, const StatusCountOptions& options) {
+PodStatusPart pod_status_part(const YAML::Node& pod, const StatusObjects& objects,
+                              const StatusCountOptions& options) {
   PodStatusPart part;
-  const std::string ns = text_at(pod, {"metadata", "namespace"}).empty() ? "default" : text_at(pod, {"metadata", "namespace"});
+  const std::string ns = text_at(pod, {"metadata", "namespace"}).empty()
+                             ? "default"
+                             : text_at(pod, {"metadata", "namespace"});
   const YAML::Node annotations = child(child(pod, "metadata"), "annotations");
   const std::string group = text_at(annotations, {"pod-group-name"});
   if (!group.empty()) {
@@ -235,17 +242,22 @@ PodStatusPart pod_status_part(const YAML::Node& pod, const StatusObjects& object
     if (pg == nullptr) return part;  // no PodGroup: nothing reconciles the pod
     part.pod_group = ns + "/" + group;
     part.queue = text_at(*pg, {"spec", "queue"});
-    part.preemptible = pod_group_preemptible(pg, text_at(*pg, {"spec", "priorityClassName"}), objects);
-  } else if (options.assume_pod_grouper && text_at(pod, {"spec", "schedulerName"}) == "kai-scheduler") {
+    part.preemptible =
+        pod_group_preemptible(pg, text_at(*pg, {"spec", "priorityClassName"}), objects);
+  } else if (options.assume_pod_grouper &&
+             text_at(pod, {"spec", "schedulerName"}) == "kai-scheduler") {
     // KAI: pkg/podgrouper/podgrouper/plugins/defaultgrouper: PodGroup pg-<pod>-<uid>.
-    part.pod_group = ns + "/pg-" + text_at(pod, {"metadata", "name"}) + "-" + text_at(pod, {"metadata", "uid"});
+    part.pod_group =
+        ns + "/pg-" + text_at(pod, {"metadata", "name"}) + "-" + text_at(pod, {"metadata", "uid"});
     part.queue = text_at(pod, {"metadata", "labels", "kai.scheduler/queue"});
     if (part.queue.empty()) part.queue = "default-queue";
-    const std::string declared = text_at(pod, {"metadata", "labels", "kai.scheduler/preemptibility"});
-    part.preemptible = declared == "preemptible" ? true
-                       : declared == "non-preemptible"
-                           ? false
-                           : pod_group_preemptible(nullptr, default_group_priority_class(pod, objects), objects);
+    const std::string declared =
+        text_at(pod, {"metadata", "labels", "kai.scheduler/preemptibility"});
+    part.preemptible =
+        declared == "preemptible" ? true
+        : declared == "non-preemptible"
+            ? false
+            : pod_group_preemptible(nullptr, default_group_priority_class(pod, objects), objects);
   } else {
     return part;
   }
@@ -305,7 +317,8 @@ void QueueStatusSums::remove(const PodStatusPart& part) {
   if (!part.preemptible) s.allocated_non_preemptible.subtract(part.allocated);
 }
 
-std::map<std::string, QueueStatus> QueueStatusSums::roll_up(const std::map<std::string, std::string>& parents) const {
+std::map<std::string, QueueStatus> QueueStatusSums::roll_up(
+    const std::map<std::string, std::string>& parents) const {
   std::map<std::string, QueueStatus> own;
   for (const auto& [queue, s] : own_) {
     if (parents.contains(queue)) own[queue] = s;
@@ -345,14 +358,17 @@ QueueStatus read_queue_status(const YAML::Node& status, const std::string& path)
   QueueStatus out;
   if (!status.IsDefined() || !status.IsMap()) return out;
   const std::pair<const char*, ResourceAmounts*> fields[] = {
-      {"allocated", &out.allocated}, {"allocatedNonPreemptible", &out.allocated_non_preemptible}, {"requested", &out.requested}};
+      {"allocated", &out.allocated},
+      {"allocatedNonPreemptible", &out.allocated_non_preemptible},
+      {"requested", &out.requested}};
   for (const auto& [name, target] : fields) {
     const YAML::Node list = status[name];
     if (!list.IsDefined() || list.IsNull()) continue;
     if (!list.IsMap()) throw InputError({}, path + "." + name, "not a map of resource quantities");
     for (const auto& kv : list) {
       const std::string resource = kv.first.Scalar();
-      const std::optional<NanoAmount> v = kv.second.IsScalar() ? parse_nano_quantity(kv.second.Scalar()) : std::nullopt;
+      const std::optional<NanoAmount> v =
+          kv.second.IsScalar() ? parse_nano_quantity(kv.second.Scalar()) : std::nullopt;
       if (!v) throw InputError({}, path + "." + name + "." + resource, "not a quantity");
       target->add(resource, *v);
     }

@@ -14,7 +14,8 @@ bool read_bool(const Field& f) {
 
 // "allocate, consolidation, reclaim": the actions KAI runs, in order.
 std::vector<std::string> read_actions(const Field& f) {
-  static const std::vector<std::string> kKnown = {"allocate", "consolidation", "reclaim", "preempt", "stalegangeviction"};
+  static const std::vector<std::string> kKnown = {"allocate", "consolidation", "reclaim", "preempt",
+                                                  "stalegangeviction"};
   std::vector<std::string> actions;
   std::stringstream list(f.string());
   for (std::string name; std::getline(list, name, ',');) {
@@ -22,7 +23,8 @@ std::vector<std::string> read_actions(const Field& f) {
     name.erase(name.find_last_not_of(" \t") + 1);
     if (name.empty()) continue;
     if (std::find(kKnown.begin(), kKnown.end(), name) == kKnown.end()) {
-      f.fail("unknown action \"" + name + "\" (allocate, consolidation, reclaim, preempt, stalegangeviction)");
+      f.fail("unknown action \"" + name +
+             "\" (allocate, consolidation, reclaim, preempt, stalegangeviction)");
     }
     actions.push_back(name);
   }
@@ -57,22 +59,28 @@ model::SchedulerConfig read_scheduler_config(const Field& config, const Field& p
   model::SchedulerConfig out;
   if (!config.is_null()) {
     config.expect_map();
-    if (const Field actions = config.member("actions"); !actions.is_null()) out.actions = read_actions(actions);
-    if (const Field tiers = config.member("tiers"); !tiers.is_null()) model::apply_plugin_list(out, read_plugins(tiers));
+    if (const Field actions = config.member("actions"); !actions.is_null())
+      out.actions = read_actions(actions);
+    if (const Field tiers = config.member("tiers"); !tiers.is_null())
+      model::apply_plugin_list(out, read_plugins(tiers));
   }
   if (!params.is_null()) {
     params.expect_map();
     if (const Field f = params.member("maxNumberConsolidationPreemptees"); !f.is_null()) {
-      out.max_consolidation_preemptees = f.optional_int().value_or(out.max_consolidation_preemptees);
+      out.max_consolidation_preemptees =
+          f.optional_int().value_or(out.max_consolidation_preemptees);
     }
-    if (const Field f = params.member("allowConsolidatingReclaim"); !f.is_null()) out.allow_consolidating_reclaim = read_bool(f);
-    if (const Field f = params.member("useSchedulingSignatures"); !f.is_null()) out.use_scheduling_signatures = read_bool(f);
+    if (const Field f = params.member("allowConsolidatingReclaim"); !f.is_null())
+      out.allow_consolidating_reclaim = read_bool(f);
+    if (const Field f = params.member("useSchedulingSignatures"); !f.is_null())
+      out.use_scheduling_signatures = read_bool(f);
     if (const Field f = params.member("queueLabelKey"); !f.is_null()) {
       const std::string key = f.string();
       if (!key.empty()) out.queue_label_key = key;
     }
     if (const Field f = params.member("globalDefaultStalenessGracePeriod"); !f.is_null()) {
-      out.staleness_grace_ns = static_cast<std::int64_t>(f.number());  // a Go time.Duration: nanoseconds
+      out.staleness_grace_ns =
+          static_cast<std::int64_t>(f.number());  // a Go time.Duration: nanoseconds
     }
   }
   return out;

@@ -35,24 +35,35 @@ std::optional<ShareOverrides> read_share(const Field& f, Diagnostics& diagnostic
   // One pass over the members (30,000 of these blocks in a 10,000-queue request); a later key
   // overwrites an earlier one, as Go's decoder does.
   f.for_each_member([&](std::string_view key, const Field& value, const Field& key_field) {
-    if (Field::same_key(key, "deserved")) s.deserved = quota_like(value);
-    else if (Field::same_key(key, "fairShare")) s.fair_share = non_negative(value);
-    else if (Field::same_key(key, "maxAllowed")) s.max_allowed = quota_like(value);
-    else if (Field::same_key(key, "overQuotaWeight")) s.over_quota_weight = non_negative(value);
-    else if (Field::same_key(key, "allocated")) s.allocated = non_negative(value);
-    else if (Field::same_key(key, "allocatedNotPreemptible")) s.allocated_not_preemptible = non_negative(value);
-    else if (Field::same_key(key, "request")) s.request = non_negative(value);
-    else if (Field::same_key(key, "absoluteUsage")) s.absolute_usage = non_negative(value);
-    else if (Field::same_key(key, "vacantAdjustedUsage")) (void)value.optional_number();  // parsed and ignored, as in KAI
-    else diagnostics.unknown_field(key_field.where(), key_field.path());
+    if (Field::same_key(key, "deserved"))
+      s.deserved = quota_like(value);
+    else if (Field::same_key(key, "fairShare"))
+      s.fair_share = non_negative(value);
+    else if (Field::same_key(key, "maxAllowed"))
+      s.max_allowed = quota_like(value);
+    else if (Field::same_key(key, "overQuotaWeight"))
+      s.over_quota_weight = non_negative(value);
+    else if (Field::same_key(key, "allocated"))
+      s.allocated = non_negative(value);
+    else if (Field::same_key(key, "allocatedNotPreemptible"))
+      s.allocated_not_preemptible = non_negative(value);
+    else if (Field::same_key(key, "request"))
+      s.request = non_negative(value);
+    else if (Field::same_key(key, "absoluteUsage"))
+      s.absolute_usage = non_negative(value);
+    else if (Field::same_key(key, "vacantAdjustedUsage"))
+      (void)value.optional_number();  // parsed and ignored, as in KAI
+    else
+      diagnostics.unknown_field(key_field.where(), key_field.path());
   });
   return s;
 }
 
 QueueOverrides read_queue(const Field& f, Diagnostics& diagnostics) {
   f.expect_map();
-  warn_unknown(f, {"uid", "name", "parentQueue", "childQueues", "creationTimestamp", "priority",
-                   "resourceShare"},
+  warn_unknown(f,
+               {"uid", "name", "parentQueue", "childQueues", "creationTimestamp", "priority",
+                "resourceShare"},
                diagnostics);
   QueueOverrides q;
   q.where = f.where();
@@ -71,7 +82,8 @@ QueueOverrides read_queue(const Field& f, Diagnostics& diagnostics) {
   const Field created = f.member("creationTimestamp");
   if (std::optional<std::string> text = created.optional_string()) {
     q.created_ns = parse_rfc3339(*text);
-    if (!q.created_ns) created.fail("not an RFC 3339 time such as 2025-01-31T12:00:00Z: \"" + *text + "\"");
+    if (!q.created_ns)
+      created.fail("not an RFC 3339 time such as 2025-01-31T12:00:00Z: \"" + *text + "\"");
   }
   q.priority = f.member("priority").optional_int();
   const Field shares = f.member("resourceShare");
@@ -92,7 +104,8 @@ SimulateRequest parse_simulate_request(const std::string& text, const std::strin
                                        Diagnostics& diagnostics) {
   if (looks_like_json(text)) {
     const bool padded = text.capacity() >= text.size() + kReadPadding;
-    if (std::optional<SimulateRequest> plain = read_plain_simulate_request(text, file, padded)) return std::move(*plain);
+    if (std::optional<SimulateRequest> plain = read_plain_simulate_request(text, file, padded))
+      return std::move(*plain);
   }
   return read_simulate_request_fields(text, file, diagnostics);
 }
@@ -112,11 +125,16 @@ SimulateRequest read_simulate_request_fields(std::string_view text, const std::s
     for (const auto& [key, value] : total.entries()) {
       const double amount = value.number();
       if (amount < 0) value.fail("must be >= 0, got " + value.scalar());
-      if (key == "CPU") request.total[index_of(Resource::CPU)] = amount;
-      else if (key == "Memory") request.total[index_of(Resource::MEMORY)] = amount;
-      else if (key == "GPU") request.total[index_of(Resource::GPU)] = amount;
-      else diagnostics.warn(value.where(), value.path(),
-                            "unknown resource, ignored (KAI reads only \"GPU\", \"CPU\" and \"Memory\", case-sensitive)");
+      if (key == "CPU")
+        request.total[index_of(Resource::CPU)] = amount;
+      else if (key == "Memory")
+        request.total[index_of(Resource::MEMORY)] = amount;
+      else if (key == "GPU")
+        request.total[index_of(Resource::GPU)] = amount;
+      else
+        diagnostics.warn(value.where(), value.path(),
+                         "unknown resource, ignored (KAI reads only \"GPU\", \"CPU\" and "
+                         "\"Memory\", case-sensitive)");
     }
   }
   if (std::optional<double> k = root.member("kValue").optional_number()) request.k_value = *k;

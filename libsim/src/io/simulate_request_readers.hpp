@@ -17,7 +17,8 @@ namespace sim::io {
 /// them, and every value valid; nullopt otherwise (and for every text the field reader would
 /// give a warning for). `padded`: the kReadPadding bytes after the text may be read (simdjson's
 /// loads run past the end), so the text need not be copied.
-std::optional<SimulateRequest> read_plain_simulate_request(std::string_view text, const std::string& file,
+std::optional<SimulateRequest> read_plain_simulate_request(std::string_view text,
+                                                           const std::string& file,
                                                            bool padded = false);
 
 /// Reads any request, JSON or YAML, through Fields: every problem with its position.

@@ -6,17 +6,17 @@
 #include <map>
 #include <unordered_map>
 
-#include "k8s_reader.hpp"
-#include "parsed_objects.hpp"
-#include "snapshot_fields.hpp"
-#include "pod_affinity_reader.hpp"
-#include "scheduler_config_reader.hpp"
 #include "api_versions.hpp"
 #include "dra_reader.hpp"
 #include "gpu_request_rules.hpp"
+#include "k8s_reader.hpp"
 #include "numa_reader.hpp"
-#include "subgroups_reader.hpp"
+#include "parsed_objects.hpp"
+#include "pod_affinity_reader.hpp"
+#include "scheduler_config_reader.hpp"
 #include "sim/io/quantity.hpp"
+#include "snapshot_fields.hpp"
+#include "subgroups_reader.hpp"
 #include "yaml_field.hpp"
 
 namespace sim::io {
@@ -35,7 +35,8 @@ constexpr std::string_view kReservationNamespace = "kai-resource-reservation";
 struct Objects {
   std::vector<Field> nodes, pods, queues, pod_groups, bind_requests, priority_classes, topologies,
       node_resource_topologies, device_classes, resource_slices, resource_claims, claim_templates;
-  std::vector<std::pair<Field, Field>> scheduler_configs;  // a KAI snapshot's config, schedulerParams
+  std::vector<std::pair<Field, Field>>
+      scheduler_configs;  // a KAI snapshot's config, schedulerParams
 };
 
 void add_by_kind(const Field& obj, Objects& out, Diagnostics& diagnostics) {
@@ -72,7 +73,8 @@ void add_by_kind(const Field& obj, Objects& out, Diagnostics& diagnostics) {
   } else if (kind == "ResourceClaimTemplate") {
     out.claim_templates.push_back(obj);
   } else {
-    diagnostics.warn(obj.where(), obj.path(), "kind \"" + kind + "\" is not used by the scheduler, skipped");
+    diagnostics.warn(obj.where(), obj.path(),
+                     "kind \"" + kind + "\" is not used by the scheduler, skipped");
   }
 }
 
@@ -80,11 +82,16 @@ void add_by_kind(const Field& obj, Objects& out, Diagnostics& diagnostics) {
 void add_raw_objects(const Field& raw, Objects& out, Diagnostics& diagnostics) {
   raw.expect_map();
   const std::pair<const char*, std::vector<Field>*> lists[] = {
-      {"nodes", &out.nodes},           {"pods", &out.pods},
-      {"queues", &out.queues},         {"podGroups", &out.pod_groups},
-      {"bindRequests", &out.bind_requests}, {"priorityClasses", &out.priority_classes},
-      {"topologies", &out.topologies},         {"nodeResourceTopologies", &out.node_resource_topologies},
-      {"deviceClasses", &out.device_classes},  {"resourceSlices", &out.resource_slices},
+      {"nodes", &out.nodes},
+      {"pods", &out.pods},
+      {"queues", &out.queues},
+      {"podGroups", &out.pod_groups},
+      {"bindRequests", &out.bind_requests},
+      {"priorityClasses", &out.priority_classes},
+      {"topologies", &out.topologies},
+      {"nodeResourceTopologies", &out.node_resource_topologies},
+      {"deviceClasses", &out.device_classes},
+      {"resourceSlices", &out.resource_slices},
       {"resourceClaims", &out.resource_claims}};
   for (const auto& [key, target] : lists) {
     const Field list = raw.member(key);
@@ -104,7 +111,8 @@ Labels read_string_map(const Field& f) {
   Labels::Map out;
   if (f.is_null()) return Labels();
   f.expect_map();
-  for (const auto& [key, value] : f.entries()) out[key] = value.is_null() ? std::string() : value.string();
+  for (const auto& [key, value] : f.entries())
+    out[key] = value.is_null() ? std::string() : value.string();
   return Labels(std::move(out));
 }
 
@@ -118,7 +126,8 @@ std::optional<std::int64_t> read_time(const Field& f) {
 
 Quantity read_quantity(const Field& f) {
   std::optional<Quantity> q = parse_quantity(f.scalar());
-  if (!q || q->negative) f.fail("not a valid quantity such as \"500m\", \"2\" or \"1Gi\": " + f.describe());
+  if (!q || q->negative)
+    f.fail("not a valid quantity such as \"500m\", \"2\" or \"1Gi\": " + f.describe());
   return *q;
 }
 
@@ -182,7 +191,8 @@ model::Node read_node(const Field& obj) {
     const Field taints = spec.member("taints");
     if (!taints.is_null()) {
       taints.expect_sequence();
-      for (std::size_t i = 0; i < taints.size(); ++i) node.taints.push_back(read_taint(taints.item(i)));
+      for (std::size_t i = 0; i < taints.size(); ++i)
+        node.taints.push_back(read_taint(taints.item(i)));
     }
   }
   const Field status = obj.member("status");
@@ -193,10 +203,12 @@ model::Node read_node(const Field& obj) {
   // Bounded so per-device work stays small: real nodes have at most a few dozen GPUs.
   constexpr std::int64_t kMaxNodeGpus = 1024;
   if (list.gpu > kMaxNodeGpus) {
-    allocatable.member("nvidia.com/gpu").fail("more than " + std::to_string(kMaxNodeGpus) + " GPUs on one node");
+    allocatable.member("nvidia.com/gpu")
+        .fail("more than " + std::to_string(kMaxNodeGpus) + " GPUs on one node");
   }
   for (const auto& [name, count] : list.scalars) {
-    if (count > static_cast<double>(kMaxNodeGpus) * 8) allocatable.member(name).fail("more MIG instances than a node can hold");
+    if (count > static_cast<double>(kMaxNodeGpus) * 8)
+      allocatable.member(name).fail("more MIG instances than a node can hold");
   }
   node.scalars_allocatable = list.scalars;
   node.init(list.base);
@@ -212,7 +224,8 @@ model::Node read_node(const Field& obj) {
       const std::string value = c.member("status").optional_string().value_or("");
       if (type == "Ready" && value != "True") node.conditions_ok = false;
       if ((type == "MemoryPressure" || type == "DiskPressure" || type == "PIDPressure" ||
-           type == "NetworkUnavailable") && value != "False") {
+           type == "NetworkUnavailable") &&
+          value != "False") {
         node.conditions_ok = false;
       }
     }
@@ -233,7 +246,8 @@ model::Node read_node(const Field& obj) {
   if (count != node.labels.end()) {
     char* end = nullptr;
     const long long v = std::strtoll(count->second.c_str(), &end, 10);
-    if (!count->second.empty() && end == count->second.c_str() + count->second.size()) node.gpu_count_label = v;
+    if (!count->second.empty() && end == count->second.c_str() + count->second.size())
+      node.gpu_count_label = v;
   }
   return node;
 }
@@ -254,7 +268,8 @@ ResourceList container_requests(const Field& container) {
   for (int i = 0; i < kResourceCount; ++i) {
     const std::string key = std::string(resource_name(static_cast<Resource>(i)));
     const std::string k8s_key = key == "gpu" ? "nvidia.com/gpu" : key;
-    if (req_field.member(k8s_key).is_null() && limits.base[i] != 0) requests.base[i] = limits.base[i];
+    if (req_field.member(k8s_key).is_null() && limits.base[i] != 0)
+      requests.base[i] = limits.base[i];
   }
   if (!requests.has_gpu && limits.has_gpu) {
     requests.has_gpu = true;
@@ -298,12 +313,14 @@ std::vector<model::Toleration> read_tolerations(const Field& list) {
     tol.effect = t.member("effect").optional_string().value_or("");
     if (const Field seconds = t.member("tolerationSeconds"); !seconds.is_null()) {
       // An int64 in the API (a JSON number, as `kaisim snapshot` and kubectl write it).
-      if (!seconds.is_scalar()) seconds.fail("expected a whole number of seconds, got " + seconds.describe());
+      if (!seconds.is_scalar())
+        seconds.fail("expected a whole number of seconds, got " + seconds.describe());
       const std::string text = seconds.scalar();
       char* end = nullptr;
       errno = 0;
       tol.seconds = std::strtoll(text.c_str(), &end, 10);
-      if (text.empty() || *end != '\0' || errno == ERANGE) seconds.fail("not a whole number of seconds: \"" + text + "\"");
+      if (text.empty() || *end != '\0' || errno == ERANGE)
+        seconds.fail("not a whole number of seconds: \"" + text + "\"");
     }
     out.push_back(std::move(tol));
   }
@@ -316,7 +333,8 @@ model::PlacementRules read_placement(const Field& spec) {
   model::PlacementRules rules;
   rules.node_selector = read_string_map(spec.member("nodeSelector"));
   rules.tolerations = read_tolerations(spec.member("tolerations"));
-  const Field terms = spec.member("affinity").member("nodeAffinity")
+  const Field terms = spec.member("affinity")
+                          .member("nodeAffinity")
                           .member("requiredDuringSchedulingIgnoredDuringExecution")
                           .member("nodeSelectorTerms");
   if (!terms.is_null()) {
@@ -329,7 +347,8 @@ model::PlacementRules read_placement(const Field& spec) {
         if (list.is_null()) continue;
         list.expect_sequence();
         auto& target = std::string(kind) == "matchExpressions" ? out.expressions : out.fields;
-        for (std::size_t j = 0; j < list.size(); ++j) target.push_back(read_requirement(list.item(j), true));
+        for (std::size_t j = 0; j < list.size(); ++j)
+          target.push_back(read_requirement(list.item(j), true));
       }
       rules.required.push_back(out);
     }
@@ -369,7 +388,8 @@ PodObject read_pod(const Field& obj) {
   const Field containers = spec.member("containers");
   if (containers.is_null()) spec.fail("missing required field \"containers\"");
   containers.expect_sequence();
-  for (std::size_t i = 0; i < containers.size(); ++i) add_into(pod.requests, container_requests(containers.item(i)));
+  for (std::size_t i = 0; i < containers.size(); ++i)
+    add_into(pod.requests, container_requests(containers.item(i)));
   // Native sidecars add up; other init containers only raise the peak (initContainerEffects).
   ResourceList sidecars, peak;
   const Field inits = spec.member("initContainers");
@@ -397,11 +417,14 @@ PodObject read_pod(const Field& obj) {
   pod.nominated_node = status.member("nominatedNodeName").optional_string().value_or("");
   pod.claims = read_pod_claims(obj);
   pod.guaranteed = is_guaranteed(obj);
-  if (pod.guaranteed) pod.numa_units = std::make_shared<const model::NumaUnits>(read_numa_units(spec));
-  if (auto a = pod.annotations.find("kai.scheduler/numa-placement-observed"); a != pod.annotations.end()) {
+  if (pod.guaranteed)
+    pod.numa_units = std::make_shared<const model::NumaUnits>(read_numa_units(spec));
+  if (auto a = pod.annotations.find("kai.scheduler/numa-placement-observed");
+      a != pod.annotations.end()) {
     pod.numa_observed = parse_numa_annotation(a->second);
   }
-  if (auto a = pod.annotations.find("kai.scheduler/numa-placement-predicted"); a != pod.annotations.end()) {
+  if (auto a = pod.annotations.find("kai.scheduler/numa-placement-predicted");
+      a != pod.annotations.end()) {
     pod.numa_predicted = parse_numa_annotation(a->second);
   }
   return pod;
@@ -421,7 +444,8 @@ PodGroupObject read_pod_group(const Field& obj) {
   if (auto it = annotations.find("kai.scheduler/last-start-timestamp"); it != annotations.end()) {
     pg.last_start_ns = parse_rfc3339(it->second);
   }
-  if (auto it = annotations.find("kai.scheduler/stale-podgroup-timestamp"); it != annotations.end()) {
+  if (auto it = annotations.find("kai.scheduler/stale-podgroup-timestamp");
+      it != annotations.end()) {
     pg.stale_since_ns = parse_rfc3339(it->second);
   }
   const Field spec = obj.member("spec");
@@ -429,7 +453,8 @@ PodGroupObject read_pod_group(const Field& obj) {
   pg.queue = spec.member("queue").optional_string().value_or("");
   pg.priority_class = spec.member("priorityClassName").optional_string().value_or("");
   pg.preemptibility = spec.member("preemptibility").optional_string().value_or("");
-  if (!pg.preemptibility.empty() && pg.preemptibility != "preemptible" && pg.preemptibility != "non-preemptible") {
+  if (!pg.preemptibility.empty() && pg.preemptibility != "preemptible" &&
+      pg.preemptibility != "non-preemptible") {
     spec.member("preemptibility").fail("must be \"preemptible\" or \"non-preemptible\"");
   }
   const Field min_member = spec.member("minMember");
@@ -455,7 +480,8 @@ BindRequestObject read_bind_request(const Field& obj) {
   const Field groups = spec.member("selectedGPUGroups");
   if (!groups.is_null()) {
     groups.expect_sequence();
-    for (std::size_t i = 0; i < groups.size(); ++i) br.gpu_groups.push_back(groups.item(i).string());
+    for (std::size_t i = 0; i < groups.size(); ++i)
+      br.gpu_groups.push_back(groups.item(i).string());
   }
   const Field status = obj.member("status");
   const std::string phase = status.member("phase").optional_string().value_or("");
@@ -490,7 +516,8 @@ model::Topology read_topology(const Field& obj) {
     const Field label = levels.item(i).member("nodeLabel");
     const std::string value = label.optional_string().value_or("");
     if (value.empty()) levels.item(i).fail("missing required field \"nodeLabel\"");
-    if (std::find(t.levels.begin(), t.levels.end(), value) != t.levels.end()) label.fail("level \"" + value + "\" is listed twice");
+    if (std::find(t.levels.begin(), t.levels.end(), value) != t.levels.end())
+      label.fail("level \"" + value + "\" is listed twice");
     t.levels.push_back(value);
   }
   return t;
@@ -521,7 +548,8 @@ void resolve_claims(const PodObject& pod, const BindRequestObject* br, model::Cl
           task.claim_memory[ref.name] = allocation;
           if (!finished && !claim.allocation) {
             claim.allocation = allocation;
-            if (std::find(claim.reserved_for.begin(), claim.reserved_for.end(), pod.uid) == claim.reserved_for.end()) {
+            if (std::find(claim.reserved_for.begin(), claim.reserved_for.end(), pod.uid) ==
+                claim.reserved_for.end()) {
               claim.reserved_for.push_back(pod.uid);
             }
           }
@@ -533,11 +561,14 @@ void resolve_claims(const PodObject& pod, const BindRequestObject* br, model::Cl
   at(task.request, Resource::GPU) = task.gpu.gpus() + static_cast<double>(task.gpu.dra);
 }
 
-model::TaskStatus task_status(const PodObject& pod, const BindRequestObject* br, std::int64_t now_ns) {
+model::TaskStatus task_status(const PodObject& pod, const BindRequestObject* br,
+                              std::int64_t now_ns) {
   using model::TaskStatus;
   constexpr std::int64_t kStuckThresholdNs = 120'000'000'000;  // --stuck-in-releasing-threshold 2m
   if (pod.phase == "Running") {
-    if (pod.deleted_ns) return now_ns - *pod.deleted_ns > kStuckThresholdNs ? TaskStatus::STUCK_IN_RELEASING : TaskStatus::RELEASING;
+    if (pod.deleted_ns)
+      return now_ns - *pod.deleted_ns > kStuckThresholdNs ? TaskStatus::STUCK_IN_RELEASING
+                                                          : TaskStatus::RELEASING;
     return TaskStatus::RUNNING;
   }
   if (pod.phase == "Pending") {
@@ -556,8 +587,9 @@ model::TaskStatus task_status(const PodObject& pod, const BindRequestObject* br,
 void set_gpu_request(model::Task& task, const PodObject& pod) {
   using model::GpuRequirement;
   if (pod.requests.has_gpu) {
-    task.gpu = pod.requests.gpu >= 1 ? GpuRequirement::with_gpus(static_cast<double>(pod.requests.gpu), 0)
-                                     : GpuRequirement{1, 0, 0, {}};
+    task.gpu = pod.requests.gpu >= 1
+                   ? GpuRequirement::with_gpus(static_cast<double>(pod.requests.gpu), 0)
+                   : GpuRequirement{1, 0, 0, {}};
   }
   std::int64_t gpu_memory = 0;
   double fraction = 0;
@@ -589,7 +621,8 @@ void set_gpu_request(model::Task& task, const PodObject& pod) {
     }
   }
   for (const auto& [name, count] : pod.requests.scalars) {
-    if (model::is_mig_resource(name) && count > 0) task.gpu.mig[name] = static_cast<std::int64_t>(count);
+    if (model::is_mig_resource(name) && count > 0)
+      task.gpu.mig[name] = static_cast<std::int64_t>(count);
   }
   for (const auto& [name, value] : pod.annotations) {
     if (!model::is_mig_resource(name)) continue;
@@ -680,7 +713,9 @@ std::int64_t latest_time(const Objects& objects) {
 
 }  // namespace
 
-std::optional<std::int64_t> parse_time_option(const std::string& text) { return parse_rfc3339(text); }
+std::optional<std::int64_t> parse_time_option(const std::string& text) {
+  return parse_rfc3339(text);
+}
 
 model::ClusterState load_snapshot(const std::vector<SnapshotSource>& sources,
                                   const SnapshotOptions& options, Diagnostics& diagnostics) {
@@ -693,7 +728,8 @@ model::ClusterState load_snapshot(const std::vector<SnapshotSource>& sources,
   for (std::size_t s = 0; s < sources.size(); ++s) {
     parsed.emplace_back(sources[s].text, files[s], diagnostics);
     if (parsed.back().documents().empty()) {
-      throw InputError(SourceLocation{files[s], 0, 0}, "", "the file is empty: no Kubernetes object and no KAI snapshot in it");
+      throw InputError(SourceLocation{files[s], 0, 0}, "",
+                       "the file is empty: no Kubernetes object and no KAI snapshot in it");
     }
     docs.insert(docs.end(), parsed.back().documents().begin(), parsed.back().documents().end());
   }
@@ -705,7 +741,8 @@ namespace {
 // Which PodGroup and PodSet the pod belongs to; for a KAI pod without a PodGroup annotation, the
 // PodGroup the pod-grouper creates (defaultgrouper/default_grouper.go).
 void read_grouping(PodObject& pod) {
-  if (auto it = pod.annotations.find(std::string(kPodGroupAnnotation)); it != pod.annotations.end()) pod.pod_group = it->second;
+  if (auto it = pod.annotations.find(std::string(kPodGroupAnnotation)); it != pod.annotations.end())
+    pod.pod_group = it->second;
   auto label = pod.labels.find(std::string(kSubGroupLabel));
   pod.sub_group = label == pod.labels.end() ? "default" : label->second;
   if (pod.pod_group.empty() && pod.scheduler_name == kSchedulerName && !pod.base.reservation) {
@@ -715,9 +752,14 @@ void read_grouping(PodObject& pod) {
     pg.ns = pod.ns;
     auto q = pod.labels.find(std::string(kQueueLabel));
     auto project = pod.labels.find("project");
-    pg.queue = q != pod.labels.end() ? q->second : project != pod.labels.end() ? project->second : "default-queue";
-    pod.grouper_class = pod.labels.contains("priorityClassName") ? pod.labels.at("priorityClassName") : pod.priority_class;
-    if (auto p = pod.labels.find("kai.scheduler/preemptibility"); p != pod.labels.end()) pg.preemptibility = p->second;
+    pg.queue = q != pod.labels.end()         ? q->second
+               : project != pod.labels.end() ? project->second
+                                             : "default-queue";
+    pod.grouper_class = pod.labels.contains("priorityClassName")
+                            ? pod.labels.at("priorityClassName")
+                            : pod.priority_class;
+    if (auto p = pod.labels.find("kai.scheduler/preemptibility"); p != pod.labels.end())
+      pg.preemptibility = p->second;
     pg.created_ns = pod.created_ns;
   }
   pod.group_hash = pod.grouper ? pod.grouper->name_hash : name_hash(pod.pod_group);
@@ -727,17 +769,26 @@ void read_grouping(PodObject& pod) {
 // documents' order.
 void parse_into(const Objects& objects, ParsedObjects& out, Diagnostics& diagnostics) {
   out.latest_time = std::max(out.latest_time, latest_time(objects));
-  for (const auto& [config, params] : objects.scheduler_configs) out.config = read_scheduler_config(config, params);
-  for (const Field& f : objects.priority_classes) out.priority_classes.push_back(read_priority_class(f));
+  for (const auto& [config, params] : objects.scheduler_configs)
+    out.config = read_scheduler_config(config, params);
+  for (const Field& f : objects.priority_classes)
+    out.priority_classes.push_back(read_priority_class(f));
   for (const Field& f : objects.topologies) out.topologies.push_back(read_topology(f));
-  for (const Field& f : objects.device_classes) out.device_classes.push_back(read_device_class(f, diagnostics));
-  for (const Field& f : objects.resource_slices) out.resource_slices.push_back(read_resource_slice(f, diagnostics));
-  for (const Field& f : objects.resource_claims) out.resource_claims.push_back(read_resource_claim(f, diagnostics));
+  for (const Field& f : objects.device_classes)
+    out.device_classes.push_back(read_device_class(f, diagnostics));
+  for (const Field& f : objects.resource_slices)
+    out.resource_slices.push_back(read_resource_slice(f, diagnostics));
+  for (const Field& f : objects.resource_claims)
+    out.resource_claims.push_back(read_resource_claim(f, diagnostics));
   for (const Field& f : objects.claim_templates) check_claim_template(f, diagnostics);
   for (const Field& f : objects.node_resource_topologies) {
     if (auto numa = read_node_resource_topology(f)) out.numa.push_back(std::move(*numa));
   }
   for (const Field& f : objects.queues) out.queues.push_back(f);
+  // Reserved: a Field has no move that cannot throw, so a growing vector copies each object.
+  out.nodes.reserve(out.nodes.size() + objects.nodes.size());
+  out.pod_groups.reserve(out.pod_groups.size() + objects.pod_groups.size());
+  out.pods.reserve(out.pods.size() + objects.pods.size());
   for (const Field& f : objects.nodes) out.nodes.emplace_back(f, read_node(f));
   for (const Field& f : objects.bind_requests) out.bind_requests.push_back(read_bind_request(f));
   for (const Field& f : objects.pod_groups) out.pod_groups.push_back(read_pod_group(f));
@@ -772,7 +823,9 @@ class JobsByName {
     slots_.resize(size);
   }
   /// The job of that name, or an invalid id.
-  JobId find(const std::string& name, std::size_t hash) const { return slots_[probe(name, hash)].job; }
+  JobId find(const std::string& name, std::size_t hash) const {
+    return slots_[probe(name, hash)].job;
+  }
   /// Sets the job of `name` (which must outlive the table); a later PodGroup of the same name wins.
   void set(const std::string& name, std::size_t hash, JobId job) {
     Slot& slot = slots_[probe(name, hash)];
@@ -788,7 +841,8 @@ class JobsByName {
   std::size_t probe(const std::string& name, std::size_t hash) const {
     const std::size_t mask = slots_.size() - 1;
     std::size_t i = hash & mask;
-    while (slots_[i].name && (slots_[i].hash != hash || *slots_[i].name != name)) i = (i + 1) & mask;
+    while (slots_[i].name && (slots_[i].hash != hash || *slots_[i].name != name))
+      i = (i + 1) & mask;
     return i;
   }
   std::vector<Slot> slots_;
@@ -796,7 +850,8 @@ class JobsByName {
 
 }  // namespace
 
-int priority_of(const std::vector<model::PriorityClass>& classes, const std::string& name, bool& found) {
+int priority_of(const std::vector<model::PriorityClass>& classes, const std::string& name,
+                bool& found) {
   for (const model::PriorityClass& pc : classes) {
     if (pc.name == name) return found = true, pc.value;
   }
@@ -804,14 +859,16 @@ int priority_of(const std::vector<model::PriorityClass>& classes, const std::str
   return model::default_priority(classes);
 }
 
-void set_job(model::Job& job, const model::ClusterState& state, const PodGroupObject& pg, const std::string& priority_class) {
+void set_job(model::Job& job, const model::ClusterState& state, const PodGroupObject& pg,
+             const std::string& priority_class) {
   job.name = pg.name;
   job.ns = pg.ns;
   job.queue_name = pg.queue;
   job.queue = state.queue_tree.find(pg.queue);
   bool found = false;
   job.priority = priority_of(state.priority_classes, priority_class, found);
-  job.preemptible = pg.preemptibility.empty() ? job.priority < 100 : pg.preemptibility == "preemptible";
+  job.preemptible =
+      pg.preemptibility.empty() ? job.priority < 100 : pg.preemptibility == "preemptible";
   job.groups = pg.groups;
   job.created_ns = pg.created_ns;
   job.last_start_ns = pg.last_start_ns;
@@ -827,15 +884,21 @@ void set_task(model::Task& task, TaskId id, const model::ClusterState& state, co
   task.status = task_status(pod, br, state.now_ns);
   if (br && !br->gpu_groups.empty()) task.gpu_groups = br->gpu_groups;
   if (br && !br->received_type.empty()) task.received_type = received_type(br->received_type);
-  // resolvePlacementRecord: observed, else the BindRequest's prediction, else the predicted annotation.
-  if (pod.numa_observed) task.numa_record = *pod.numa_observed;
-  else if (br && br->numa_zones) task.numa_record = *br->numa_zones;
-  else if (pod.numa_predicted) task.numa_record = *pod.numa_predicted;
+  // resolvePlacementRecord: observed, else the BindRequest's prediction, else the predicted
+  // annotation.
+  if (pod.numa_observed)
+    task.numa_record = *pod.numa_observed;
+  else if (br && br->numa_zones)
+    task.numa_record = *br->numa_zones;
+  else if (pod.numa_predicted)
+    task.numa_record = *pod.numa_predicted;
   const std::string& node_name = pod.node_name.empty() && br ? br->node : pod.node_name;
   if (node_name.empty()) return;
   task.node = state.find_node(node_name);
   if (!task.node.valid() && model::is_active_used(task.status)) {
-    diagnostics.warn(pod.source.where(), pod.source.path(), "pod runs on unknown node \"" + node_name + "\"; its resources are not counted");
+    diagnostics.warn(
+        pod.source.where(), pod.source.path(),
+        "pod runs on unknown node \"" + node_name + "\"; its resources are not counted");
   }
 }
 
@@ -847,8 +910,8 @@ std::shared_ptr<const ParsedObjects> parse_objects(const Field& doc, Diagnostics
   return parsed;
 }
 
-model::ClusterState build_cluster_state(const std::vector<Field>& docs, const SnapshotOptions& options,
-                                        Diagnostics& diagnostics) {
+model::ClusterState build_cluster_state(const std::vector<Field>& docs,
+                                        const SnapshotOptions& options, Diagnostics& diagnostics) {
   Objects objects;
   for (const Field& doc : docs) collect(doc, objects, diagnostics);
   ParsedObjects parsed;
@@ -857,7 +920,8 @@ model::ClusterState build_cluster_state(const std::vector<Field>& docs, const Sn
 }
 
 model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects*>& parts,
-                                           const SnapshotOptions& options, Diagnostics& diagnostics) {
+                                           const SnapshotOptions& options,
+                                           Diagnostics& diagnostics) {
   model::ClusterState fresh;  // named: GCC 12 -O3 misreads a temporary here as uninitialised
   return assemble_cluster_state(parts, options, diagnostics, std::move(fresh));
 }
@@ -886,10 +950,14 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
     latest = std::max(latest, p->latest_time);
     using K = ParsedObjects::Kind;
     const std::uint32_t kinds = p->kinds;
-    if (kinds & K::kPods) for (const PodObject& pod : p->pods) pods.push_back(&pod);
-    if (kinds & K::kPodGroups) for (const PodGroupObject& pg : p->pod_groups) group_objects.push_back(&pg);
-    if (kinds & K::kNodes) for (const auto& n : p->nodes) node_objects.push_back(&n);
-    if (kinds == K::kPods || kinds == K::kPodGroups || kinds == K::kNodes) continue;  // most parts of a replay
+    if (kinds & K::kPods)
+      for (const PodObject& pod : p->pods) pods.push_back(&pod);
+    if (kinds & K::kPodGroups)
+      for (const PodGroupObject& pg : p->pod_groups) group_objects.push_back(&pg);
+    if (kinds & K::kNodes)
+      for (const auto& n : p->nodes) node_objects.push_back(&n);
+    if (kinds == K::kPods || kinds == K::kPodGroups || kinds == K::kNodes)
+      continue;  // most parts of a replay
     for (const model::PriorityClass& pc : p->priority_classes) class_objects.push_back(&pc);
     for (const model::Topology& t : p->topologies) topology_objects.push_back(&t);
     for (const auto& n : p->numa) numa_objects.push_back(&n);
@@ -906,17 +974,23 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
   for (const model::PriorityClass* pc : class_objects) {
     auto same = std::find_if(state.priority_classes.begin(), state.priority_classes.end(),
                              [&](const auto& c) { return c.name == pc->name; });
-    if (same != state.priority_classes.end()) *same = *pc;
-    else state.priority_classes.push_back(*pc);
+    if (same != state.priority_classes.end())
+      *same = *pc;
+    else
+      state.priority_classes.push_back(*pc);
   }
 
   // Topologies by name; a later object of the same name replaces an earlier one.
   for (const model::Topology* t : topology_objects) {
-    auto same = std::find_if(state.topologies.begin(), state.topologies.end(), [&](const auto& x) { return x.name == t->name; });
-    if (same != state.topologies.end()) *same = *t;
-    else state.topologies.push_back(*t);
+    auto same = std::find_if(state.topologies.begin(), state.topologies.end(),
+                             [&](const auto& x) { return x.name == t->name; });
+    if (same != state.topologies.end())
+      *same = *t;
+    else
+      state.topologies.push_back(*t);
   }
-  std::sort(state.topologies.begin(), state.topologies.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  std::sort(state.topologies.begin(), state.topologies.end(),
+            [](const auto& a, const auto& b) { return a.name < b.name; });
 
   // Queues: KAI drops orphan subtrees; the tree keeps the survivors in canonical order.
   std::vector<model::QueueSpec> specs;
@@ -929,18 +1003,21 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
     link.uid = specs[i].name;
     link.parent = specs[i].parent;
     link.where = specs[i].where;
-    link.path = queue_fields[i]->path().empty() ? "queue \"" + specs[i].name + "\"" : queue_fields[i]->path();
+    link.path = queue_fields[i]->path().empty() ? "queue \"" + specs[i].name + "\""
+                                                : queue_fields[i]->path();
     links.push_back(std::move(link));
   }
   state.queue_tree = model::QueueTree::build(links, diagnostics);
   state.queues.resize(state.queue_tree.size());
-  for (QueueId q : state.queue_tree.level_order()) state.queues[q] = specs[state.queue_tree.source_index(q)];
+  for (QueueId q : state.queue_tree.level_order())
+    state.queues[q] = specs[state.queue_tree.source_index(q)];
 
   // The name index of the recycled state still holds when the same nodes come in the same order.
   const std::size_t node_count = node_objects.size();
   bool same_nodes = recycled.node_by_name.size() == node_count && state.nodes.size() >= node_count;
   for (std::size_t i = 0; same_nodes && i < node_count; ++i) {
-    same_nodes = state.nodes[NodeId(static_cast<NodeId::value_type>(i))].name == node_objects[i]->second.name;
+    same_nodes = state.nodes[NodeId(static_cast<NodeId::value_type>(i))].name ==
+                 node_objects[i]->second.name;
   }
   if (same_nodes) state.node_by_name = std::move(recycled.node_by_name);
   state.nodes.resize(node_count);
@@ -950,7 +1027,8 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
     const auto& [f, parsed_node] = *node_objects[i];
     const NodeId id(static_cast<NodeId::value_type>(i));
     if (!same_nodes) {
-      if (state.node_by_name.contains(parsed_node.name)) f.fail("duplicate node \"" + parsed_node.name + "\"");
+      if (state.node_by_name.contains(parsed_node.name))
+        f.fail("duplicate node \"" + parsed_node.name + "\"");
       state.node_by_name.emplace(parsed_node.name, id);
     }
     state.nodes[id] = parsed_node;
@@ -967,7 +1045,8 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
     node.dra_gpus = true;
   }
   std::unordered_map<std::string, int> claim_index;  // "ns/name" -> index; a later object wins
-  for (std::size_t i = 0; i < state.claims.size(); ++i) claim_index[state.claims[i].ns + "/" + state.claims[i].name] = static_cast<int>(i);
+  for (std::size_t i = 0; i < state.claims.size(); ++i)
+    claim_index[state.claims[i].ns + "/" + state.claims[i].name] = static_cast<int>(i);
 
   // populateNodeResourceTopologies: a NodeResourceTopology names its node.
   for (const auto* numa : numa_objects) {
@@ -1004,13 +1083,15 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
   for (const PodGroupObject* pg : group_objects) {
     if (job_by_name.find(pg->name, pg->name_hash).valid()) {
       diagnostics.warn(pg->source.where(), pg->source.path(),
-                       "PodGroup name \"" + pg->name + "\" repeats; KAI keys PodGroups by name, the later one wins");
+                       "PodGroup name \"" + pg->name +
+                           "\" repeats; KAI keys PodGroups by name, the later one wins");
     }
     add_job(*pg, pg->priority_class);
   }
 
   // Reservation pods first: they hold everything except GPUs (cluster_info.go snapshotPods).
-  std::stable_partition(pods.begin(), pods.end(), [](const PodObject* p) { return p->reservation_label; });
+  std::stable_partition(pods.begin(), pods.end(),
+                        [](const PodObject* p) { return p->reservation_label; });
 
   for (std::size_t i = 0; i < pods.size(); ++i) {
     const PodObject& pod = *pods[i];
@@ -1035,7 +1116,8 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
       }
       if (!job.valid()) {
         diagnostics.warn(pod.source.where(), pod.source.path(),
-                         "pod " + pod.ns + "/" + pod.name + " names PodGroup \"" + group + "\" which does not exist; ignored as KAI does");
+                         "pod " + pod.ns + "/" + pod.name + " names PodGroup \"" + group +
+                             "\" which does not exist; ignored as KAI does");
       } else {
         task.job = job;
         // AddTaskInfo: the PodSet named by the label, "default" without one; none found makes the
@@ -1044,7 +1126,8 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
         state.jobs[task.job].tasks.push_back(task.id);
       }
     }
-    if (task.node.valid() && model::is_active_used(task.status)) state.nodes[task.node].add_task(task);
+    if (task.node.valid() && model::is_active_used(task.status))
+      state.nodes[task.node].add_task(task);
   }
   return state;
 }

@@ -26,7 +26,8 @@ std::shared_ptr<const ParsedObjects> parse_objects(const Field& doc, Diagnostics
 
 /// The cluster state of all `parts`, in their order (build_cluster_state's rules).
 model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects*>& parts,
-                                           const SnapshotOptions& options, Diagnostics& diagnostics);
+                                           const SnapshotOptions& options,
+                                           Diagnostics& diagnostics);
 /// The same, built in `recycled`'s storage: a replay assembles thousands of nodes and pods every
 /// cycle, and assigning over last cycle's objects reuses their memory instead of allocating
 /// anew. The result depends only on `parts`, never on what `recycled` held.
@@ -54,7 +55,8 @@ bool updatable(const model::ClusterState& state);
 /// without a PodGroup annotation, a PodGroup name used in two namespaces):
 /// the state must then be assembled anew. BindRequests are the caller's to rule out.
 bool update_pods(model::ClusterState& state, const PodChanges& changes,
-                 const std::function<const ParsedObjects*(const std::string&)>& node_object, Diagnostics& diagnostics);
+                 const std::function<const ParsedObjects*(const std::string&)>& node_object,
+                 Diagnostics& diagnostics);
 
 /// The task of the pod "namespace/name" in an updatable state, or invalid.
 TaskId find_task(const model::ClusterState& state, std::string_view ns, std::string_view name);
@@ -67,7 +69,7 @@ bool read_changed_pod(const model::ClusterState& state, const ParsedObjects& par
 
 /// Like load_snapshot, over documents that are already parsed. Each Field keeps a pointer to its
 /// file name, which must outlive the call.
-model::ClusterState build_cluster_state(const std::vector<Field>& docs, const SnapshotOptions& options,
-                                        Diagnostics& diagnostics);
+model::ClusterState build_cluster_state(const std::vector<Field>& docs,
+                                        const SnapshotOptions& options, Diagnostics& diagnostics);
 
 }  // namespace sim::io

@@ -18,13 +18,15 @@ model::TopologyConstraint read_constraint(const Field& owner) {
   const Field f = owner.member("topologyConstraint");
   if (f.is_null()) return {};
   f.expect_map();
-  return {f.member("topology").optional_string().value_or(""), f.member("requiredTopologyLevel").optional_string().value_or(""),
+  return {f.member("topology").optional_string().value_or(""),
+          f.member("requiredTopologyLevel").optional_string().value_or(""),
           f.member("preferredTopologyLevel").optional_string().value_or("")};
 }
 
 }  // namespace
 
-std::shared_ptr<const model::SubGroupTree> read_subgroups(const Field& spec, std::int64_t min_member) {
+std::shared_ptr<const model::SubGroupTree> read_subgroups(const Field& spec,
+                                                          std::int64_t min_member) {
   const model::TopologyConstraint root = read_constraint(spec);
   const Field list = spec.member("subGroups");
   if (!list.is_null()) list.expect_sequence();
@@ -46,17 +48,23 @@ std::shared_ptr<const model::SubGroupTree> read_subgroups(const Field& spec, std
   for (std::size_t i = 0; i < list.size(); ++i) {
     const Field item = list.item(i);
     item.expect_map();
-    Entry e{item, item.member("name").optional_string().value_or(""), item.member("parent").optional_string().value_or(""),
-            non_negative(item.member("minMember")), non_negative(item.member("minSubGroup")), read_constraint(item)};
+    Entry e{item,
+            item.member("name").optional_string().value_or(""),
+            item.member("parent").optional_string().value_or(""),
+            non_negative(item.member("minMember")),
+            non_negative(item.member("minSubGroup")),
+            read_constraint(item)};
     if (e.name.empty()) item.fail("missing required field \"name\"");
-    if (!by_name.emplace(e.name, i).second) item.member("name").fail("subgroup \"" + e.name + "\" is listed twice");
+    if (!by_name.emplace(e.name, i).second)
+      item.member("name").fail("subgroup \"" + e.name + "\" is listed twice");
     entries.push_back(std::move(e));
   }
   std::vector<bool> has_children(entries.size(), false);
   for (const Entry& e : entries) {
     if (e.parent.empty()) continue;
     auto parent = by_name.find(e.parent);
-    if (parent == by_name.end()) e.source.member("parent").fail("no subgroup is named \"" + e.parent + "\"");
+    if (parent == by_name.end())
+      e.source.member("parent").fail("no subgroup is named \"" + e.parent + "\"");
     has_children[parent->second] = true;
   }
   // Every chain of parents must reach the PodGroup.
@@ -82,7 +90,8 @@ std::shared_ptr<const model::SubGroupTree> read_subgroups(const Field& spec, std
   for (std::size_t i = 0; i < entries.size(); ++i) {
     if (has_children[i]) continue;
     index[i] = static_cast<int>(tree.pod_sets.size());
-    tree.pod_sets.push_back({entries[i].name, entries[i].min_member.value_or(0), 0, entries[i].topology});
+    tree.pod_sets.push_back(
+        {entries[i].name, entries[i].min_member.value_or(0), 0, entries[i].topology});
   }
   // Members in spec order under their parent (the PodGroup when none is named).
   for (std::size_t i = 0; i < entries.size(); ++i) {
@@ -100,9 +109,10 @@ std::shared_ptr<const model::SubGroupTree> read_subgroups(const Field& spec, std
     const model::SubGroupSet& set = tree.sets[i];
     const std::size_t members = set.child_sets.size() + set.pod_sets.size();
     if (set.min_subgroup && *set.min_subgroup > static_cast<std::int64_t>(members)) {
-      const Field where = i == 0 ? spec.member("minSubGroup") : entries[by_name.at(set.name)].source.member("minSubGroup");
-      where.fail("minSubGroup " + std::to_string(*set.min_subgroup) + " is more than the " + std::to_string(members) +
-                 " subgroups under it");
+      const Field where = i == 0 ? spec.member("minSubGroup")
+                                 : entries[by_name.at(set.name)].source.member("minSubGroup");
+      where.fail("minSubGroup " + std::to_string(*set.min_subgroup) + " is more than the " +
+                 std::to_string(members) + " subgroups under it");
     }
   }
   return shared;

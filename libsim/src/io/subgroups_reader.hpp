@@ -10,6 +10,7 @@ namespace sim::io {
 /// The tree of `spec` (a PodGroup spec). Without subGroups: one PodSet "default" with
 /// minAvailable max(minMember, 1). With them, leaves become PodSets (minAvailable = their
 /// minMember, 0 when unset), the others SubGroupSets, and the PodGroup's minMember is unused.
-std::shared_ptr<const model::SubGroupTree> read_subgroups(const Field& spec, std::int64_t min_member);
+std::shared_ptr<const model::SubGroupTree> read_subgroups(const Field& spec,
+                                                          std::int64_t min_member);
 
 }  // namespace sim::io

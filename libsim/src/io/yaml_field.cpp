@@ -1,5 +1,8 @@
 #include "yaml_field.hpp"
 
+#include <yaml-cpp/anchor.h>
+#include <yaml-cpp/eventhandler.h>
+
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -11,9 +14,6 @@
 #include "sim/core/assert.hpp"
 #include "sim/io/input_limits.hpp"
 
-#include <yaml-cpp/anchor.h>
-#include <yaml-cpp/eventhandler.h>
-
 namespace sim::io {
 namespace {
 
@@ -23,7 +23,8 @@ bool equal_fold(std::string_view a, std::string_view b) {
   for (std::size_t i = 0; i < a.size(); ++i) {
     const auto x = static_cast<unsigned char>(a[i]), y = static_cast<unsigned char>(b[i]);
     if (x == y) continue;
-    const unsigned char lx = x >= 'A' && x <= 'Z' ? x + 32 : x, ly = y >= 'A' && y <= 'Z' ? y + 32 : y;
+    const unsigned char lx = x >= 'A' && x <= 'Z' ? x + 32 : x,
+                        ly = y >= 'A' && y <= 'Z' ? y + 32 : y;
     if (lx != ly) return false;
   }
   return true;
@@ -83,7 +84,9 @@ std::string Field::path() const {
   std::string below;
   const std::uint32_t known = value_ != kMissing ? value_ : missing_parent_;
   if (known != kMissing) below = json_->path(known);
-  if (value_ == kMissing) below += below.empty() && !missing_.empty() && missing_[0] == '.' ? missing_.substr(1) : missing_;
+  if (value_ == kMissing)
+    below +=
+        below.empty() && !missing_.empty() && missing_[0] == '.' ? missing_.substr(1) : missing_;
   if (path_.empty() || below.empty()) return path_.empty() ? below : path_;
   return path_ + (below[0] == '[' ? "" : ".") + below;
 }
@@ -98,7 +101,8 @@ Field Field::json_child(std::uint32_t value, std::string_view missing) const {
 }
 
 SourceLocation Field::where() const {
-  if (json_) return value_ == kMissing ? SourceLocation{*file_, 0, 0} : json_->where(value_, of_key_);
+  if (json_)
+    return value_ == kMissing ? SourceLocation{*file_, 0, 0} : json_->where(value_, of_key_);
   SourceLocation loc{file_ ? *file_ : std::string(), 0, 0};
   if (node_.IsDefined()) {
     const YAML::Mark mark = node_.Mark();
@@ -180,7 +184,8 @@ std::vector<std::pair<std::string, Field>> Field::entries() const {
   if (json_) {
     const JsonDocument::Index* members = json_->children(value_);
     out.reserve(json_->size(value_));
-    for (std::size_t i = 0; i < json_->size(value_); ++i) out.emplace_back(std::string(json_->key(members[i])), json_child(members[i], {}));
+    for (std::size_t i = 0; i < json_->size(value_); ++i)
+      out.emplace_back(std::string(json_->key(members[i])), json_child(members[i], {}));
     return out;
   }
   for (auto it = node_.begin(); it != node_.end(); ++it) {
@@ -190,14 +195,18 @@ std::vector<std::pair<std::string, Field>> Field::entries() const {
   return out;
 }
 
-bool Field::same_key(std::string_view key, std::string_view field) { return equal_fold(key, field); }
+bool Field::same_key(std::string_view key, std::string_view field) {
+  return equal_fold(key, field);
+}
 
-void Field::for_each_member(const std::function<void(std::string_view, const Field&, const Field&)>& visit) const {
+void Field::for_each_member(
+    const std::function<void(std::string_view, const Field&, const Field&)>& visit) const {
   if (!is_map()) return;
   if (json_) {
     const JsonDocument::Index* members = json_->children(value_);
     for (std::size_t i = 0; i < json_->size(value_); ++i) {
-      visit(json_->key(members[i]), json_child(members[i], {}), Field(json_, members[i], path_, true));
+      visit(json_->key(members[i]), json_child(members[i], {}),
+            Field(json_, members[i], path_, true));
     }
     return;
   }
@@ -269,9 +278,12 @@ double Field::number() const {
   const std::string text = scalar();
   double value = 0;
   switch (number_as_written(text, value)) {
-    case NumberText::kFinite: return value;
-    case NumberText::kOutOfRange: fail("number " + text + " is out of range for a 64-bit float");
-    case NumberText::kNotANumber: break;
+    case NumberText::kFinite:
+      return value;
+    case NumberText::kOutOfRange:
+      fail("number " + text + " is out of range for a 64-bit float");
+    case NumberText::kNotANumber:
+      break;
   }
   fail("expected a number, got " + describe());
 }
@@ -279,7 +291,8 @@ double Field::number() const {
 NumberText number_as_written(std::string_view text, double& value) {
   if (!looks_numeric(text)) return NumberText::kNotANumber;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec == std::errc::result_out_of_range || (ec == std::errc() && !std::isfinite(value))) return NumberText::kOutOfRange;
+  if (ec == std::errc::result_out_of_range || (ec == std::errc() && !std::isfinite(value)))
+    return NumberText::kOutOfRange;
   if (ec != std::errc() || end != text.data() + text.size()) return NumberText::kNotANumber;
   return NumberText::kFinite;
 }
@@ -321,7 +334,8 @@ std::string Field::describe() const {
   return quoted() ? "string \"" + text + "\"" : "\"" + text + "\"";
 }
 
-ParsedText::ParsedText(std::string_view text, const std::string& file, Diagnostics& diagnostics) : file_(&file) {
+ParsedText::ParsedText(std::string_view text, const std::string& file, Diagnostics& diagnostics)
+    : file_(&file) {
   if (looks_like_json(text)) {
     json_ = std::make_unique<JsonDocument>(text, file, diagnostics);
     documents_.emplace_back(json_.get(), json_->root(), "");
@@ -329,7 +343,8 @@ ParsedText::ParsedText(std::string_view text, const std::string& file, Diagnosti
   }
   const std::vector<YAML::Node> docs = parse_documents(text, file);
   for (std::size_t d = 0; d < docs.size(); ++d) {
-    documents_.emplace_back(docs[d], docs.size() == 1 ? std::string() : "documents[" + std::to_string(d) + "]", &file);
+    documents_.emplace_back(
+        docs[d], docs.size() == 1 ? std::string() : "documents[" + std::to_string(d) + "]", &file);
   }
 }
 
@@ -337,7 +352,8 @@ ParsedText::~ParsedText() = default;
 ParsedText::ParsedText(ParsedText&&) noexcept = default;
 
 const Field& ParsedText::single() const {
-  if (documents_.empty()) throw InputError(SourceLocation{*file_, 0, 0}, "", "the document is empty");
+  if (documents_.empty())
+    throw InputError(SourceLocation{*file_, 0, 0}, "", "the document is empty");
   if (documents_.size() > 1) {
     throw InputError(SourceLocation{*file_, documents_[1].where().line, 0}, "",
                      "expected a single document, found " + std::to_string(documents_.size()));
@@ -363,7 +379,8 @@ namespace {
 // Kubernetes' YAML decoder refuses and yaml-cpp would silently resolve to the first).
 class DocumentProgress : public YAML::EventHandler {
  public:
-  explicit DocumentProgress(const std::string& file) : file_(file), max_depth_(input_limits().max_depth) {}
+  explicit DocumentProgress(const std::string& file)
+      : file_(file), max_depth_(input_limits().max_depth) {}
   void OnDocumentStart(const YAML::Mark& mark) override {
     if (mark.pos <= last_pos_) {
       throw InputError(SourceLocation{file_, mark.line + 1, mark.column + 1}, "",
@@ -375,21 +392,25 @@ class DocumentProgress : public YAML::EventHandler {
   void OnDocumentEnd() override {}
   void OnNull(const YAML::Mark&, YAML::anchor_t) override { value(); }
   void OnAlias(const YAML::Mark&, YAML::anchor_t) override { value(); }
-  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t, const std::string& text) override {
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                const std::string& text) override {
     if (!open_.empty() && open_.back().map && open_.back().at_key) {
       if (!open_.back().keys.insert(text).second) {
-        throw InputError(SourceLocation{file_, mark.line + 1, mark.column + 1}, path(open_.size() - 1, text),
+        throw InputError(SourceLocation{file_, mark.line + 1, mark.column + 1},
+                         path(open_.size() - 1, text),
                          "key given twice in the same map (Kubernetes refuses this)");
       }
       open_.back().key = text;
     }
     value();
   }
-  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
     open(mark, false);
   }
   void OnSequenceEnd() override { open_.pop_back(); }
-  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
     open(mark, true);
   }
   void OnMapEnd() override { open_.pop_back(); }
@@ -405,15 +426,19 @@ class DocumentProgress : public YAML::EventHandler {
   // A node took the next place in the innermost collection.
   void value() {
     if (open_.empty()) return;
-    if (open_.back().map) open_.back().at_key = !open_.back().at_key;
-    else ++open_.back().items;
+    if (open_.back().map)
+      open_.back().at_key = !open_.back().at_key;
+    else
+      ++open_.back().items;
   }
   // The field path through the first `levels` open collections, then `last` (a key), if any.
   std::string path(std::size_t levels, const std::string& last = "") const {
     std::string out;
     for (std::size_t i = 0; i < levels; ++i) {
-      if (open_[i].map) out += (out.empty() ? "" : ".") + open_[i].key;
-      else out += "[" + std::to_string(open_[i].items - 1) + "]";
+      if (open_[i].map)
+        out += (out.empty() ? "" : ".") + open_[i].key;
+      else
+        out += "[" + std::to_string(open_[i].items - 1) + "]";
     }
     if (!last.empty()) out += (out.empty() ? "" : ".") + last;
     return out;
@@ -421,8 +446,9 @@ class DocumentProgress : public YAML::EventHandler {
   void open(const YAML::Mark& mark, bool map) {
     value();
     if (static_cast<int>(open_.size()) >= max_depth_) {
-      throw InputError(SourceLocation{file_, mark.line + 1, mark.column + 1}, path(open_.size()),
-                       "nested deeper than " + std::to_string(max_depth_) + " levels, the limit for any input");
+      throw InputError(
+          SourceLocation{file_, mark.line + 1, mark.column + 1}, path(open_.size()),
+          "nested deeper than " + std::to_string(max_depth_) + " levels, the limit for any input");
     }
     open_.push_back(Open{map, true, {}, {}, 0});
   }
@@ -439,9 +465,14 @@ void require_utf8(std::string_view text, const std::string& file) {
   for (std::size_t i = 0; i < text.size();) {
     const auto b = static_cast<unsigned char>(text[i]);
     // Sequence length from the lead byte; overlong forms and surrogates are refused too.
-    std::size_t n = b < 0x80 ? 1 : (b >> 5) == 0x6 && b >= 0xC2 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E && b <= 0xF4 ? 4 : 0;
+    std::size_t n = b < 0x80                        ? 1
+                    : (b >> 5) == 0x6 && b >= 0xC2  ? 2
+                    : (b >> 4) == 0xE               ? 3
+                    : (b >> 3) == 0x1E && b <= 0xF4 ? 4
+                                                    : 0;
     bool ok = n > 0 && i + n <= text.size();
-    for (std::size_t k = 1; ok && k < n; ++k) ok = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
+    for (std::size_t k = 1; ok && k < n; ++k)
+      ok = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;
     if (ok && n == 3) {
       const auto b1 = static_cast<unsigned char>(text[i + 1]);
       ok = !(b == 0xE0 && b1 < 0xA0) && !(b == 0xED && b1 >= 0xA0);
@@ -489,13 +520,16 @@ std::optional<std::int64_t> parse_rfc3339(std::string_view s) {
   int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
   if (!read_digits(s, 0, 4, year) || s.size() < 20 || s[4] != '-' || !read_digits(s, 5, 2, month) ||
       s[7] != '-' || !read_digits(s, 8, 2, day) || s[10] != 'T' || !read_digits(s, 11, 2, hour) ||
-      s[13] != ':' || !read_digits(s, 14, 2, minute) || s[16] != ':' || !read_digits(s, 17, 2, second)) {
+      s[13] != ':' || !read_digits(s, 14, 2, minute) || s[16] != ':' ||
+      !read_digits(s, 17, 2, second)) {
     return std::nullopt;
   }
-  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return std::nullopt;
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59)
+    return std::nullopt;
   static constexpr int kDays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-  if (day > kDays[month - 1] || (month == 2 && day == 29 && !leap)) return std::nullopt;  // Go: "day out of range"
+  if (day > kDays[month - 1] || (month == 2 && day == 29 && !leap))
+    return std::nullopt;  // Go: "day out of range"
   std::size_t pos = 19;
   std::int64_t nanos = 0;
   if (pos < s.size() && s[pos] == '.') {
@@ -523,7 +557,8 @@ std::optional<std::int64_t> parse_rfc3339(std::string_view s) {
     return std::nullopt;
   }
   if (pos != s.size()) return std::nullopt;
-  const std::int64_t days = days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
+  const std::int64_t days =
+      days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
   const std::int64_t secs = days * 86400 + hour * 3600 + minute * 60 + second - offset_s;
   return secs * 1000000000 + nanos;
 }
@@ -537,7 +572,8 @@ std::optional<std::int64_t> parse_go_duration_ms(std::string_view s) {
   double total_ms = 0;
   while (pos < s.size()) {
     const std::size_t start = pos;
-    while (pos < s.size() && (std::isdigit(static_cast<unsigned char>(s[pos])) || s[pos] == '.')) ++pos;
+    while (pos < s.size() && (std::isdigit(static_cast<unsigned char>(s[pos])) || s[pos] == '.'))
+      ++pos;
     if (pos == start) return std::nullopt;
     double value = 0;
     auto [end, ec] = std::from_chars(s.data() + start, s.data() + pos, value);
@@ -546,13 +582,20 @@ std::optional<std::int64_t> parse_go_duration_ms(std::string_view s) {
     while (pos < s.size() && std::isalpha(static_cast<unsigned char>(s[pos]))) ++pos;
     const std::string_view unit = s.substr(unit_start, pos - unit_start);
     double scale = 0;
-    if (unit == "h") scale = 3600000;
-    else if (unit == "m") scale = 60000;
-    else if (unit == "s") scale = 1000;
-    else if (unit == "ms") scale = 1;
-    else if (unit == "us" || unit == "\xC2\xB5s") scale = 1e-3;
-    else if (unit == "ns") scale = 1e-6;
-    else return std::nullopt;
+    if (unit == "h")
+      scale = 3600000;
+    else if (unit == "m")
+      scale = 60000;
+    else if (unit == "s")
+      scale = 1000;
+    else if (unit == "ms")
+      scale = 1;
+    else if (unit == "us" || unit == "\xC2\xB5s")
+      scale = 1e-3;
+    else if (unit == "ns")
+      scale = 1e-6;
+    else
+      return std::nullopt;
     total_ms += value * scale;
   }
   if (total_ms > 9.2e15) return std::nullopt;

@@ -67,7 +67,8 @@ class Field {
   std::vector<std::pair<std::string, Field>> entries() const;
   /// Calls `visit(key, value, key_field)` for each member of a map in document order (none when
   /// not a map); `key_field` has the key's position, for warnings.
-  void for_each_member(const std::function<void(std::string_view, const Field&, const Field&)>& visit) const;
+  void for_each_member(
+      const std::function<void(std::string_view, const Field&, const Field&)>& visit) const;
   /// Whether a document key names a field: equal ignoring ASCII case, as Go's decoder matches.
   static bool same_key(std::string_view key, std::string_view field);
   /// Keys of this map that are not in `known` (compared ignoring case), for warnings.

@@ -17,7 +17,8 @@ int kind_rank(const std::string& kind) {
   if (kind == "RuntimeClass") return 2;
   if (kind == "Queue") return 3;
   if (kind == "ValidatingAdmissionPolicy" || kind == "MutatingAdmissionPolicy") return 4;
-  if (kind == "ValidatingAdmissionPolicyBinding" || kind == "MutatingAdmissionPolicyBinding") return 5;
+  if (kind == "ValidatingAdmissionPolicyBinding" || kind == "MutatingAdmissionPolicyBinding")
+    return 5;
   return 6;
 }
 
@@ -27,16 +28,19 @@ std::map<std::string, int> queue_depths(const std::vector<ManifestObject>& objec
   std::map<std::string, std::string> parent;
   for (const ManifestObject& m : objects) {
     if (m.kind != "Queue") continue;
-    const ordered_json& spec = m.object.contains("spec") ? m.object["spec"] : ordered_json::object();
-    parent[m.name] = spec.is_object() && spec.contains("parentQueue") && spec["parentQueue"].is_string()
-                         ? spec["parentQueue"].get<std::string>()
-                         : "";
+    const ordered_json& spec =
+        m.object.contains("spec") ? m.object["spec"] : ordered_json::object();
+    parent[m.name] =
+        spec.is_object() && spec.contains("parentQueue") && spec["parentQueue"].is_string()
+            ? spec["parentQueue"].get<std::string>()
+            : "";
   }
   std::map<std::string, int> depth;
   for (const auto& [name, p] : parent) {
     int d = 0;
     std::set<std::string> seen{name};
-    for (std::string cur = p; parent.contains(cur) && seen.insert(cur).second; cur = parent[cur]) ++d;
+    for (std::string cur = p; parent.contains(cur) && seen.insert(cur).second; cur = parent[cur])
+      ++d;
     depth[name] = d;
   }
   return depth;
@@ -46,14 +50,18 @@ std::map<std::string, int> queue_depths(const std::vector<ManifestObject>& objec
 ordered_json comparable(ordered_json o) {
   o.erase("status");
   if (o.contains("metadata") && o["metadata"].is_object()) {
-    for (const char* k : {"managedFields", "resourceVersion", "generation", "creationTimestamp", "uid"}) o["metadata"].erase(k);
+    for (const char* k :
+         {"managedFields", "resourceVersion", "generation", "creationTimestamp", "uid"})
+      o["metadata"].erase(k);
   }
   return o;
 }
 
 std::string status_message(const HttpResponse& r) {
   const ordered_json s = ordered_json::parse(r.body, nullptr, false);
-  return s.is_object() && s.contains("message") && s["message"].is_string() ? s["message"].get<std::string>() : r.body.substr(0, 300);
+  return s.is_object() && s.contains("message") && s["message"].is_string()
+             ? s["message"].get<std::string>()
+             : r.body.substr(0, 300);
 }
 
 // "conflict with "kubectl" using scheduling.run.ai/v2: .spec.resources.gpu.quota" per field.
@@ -86,7 +94,8 @@ int ApplyReport::exit_code() const {
 
 std::string ApplyReport::text() const {
   std::string out;
-  if (dry_run) out += "dry run (server-side, dryRun=All): the cluster is not changed; --yes applies\n";
+  if (dry_run)
+    out += "dry run (server-side, dryRun=All): the cluster is not changed; --yes applies\n";
   std::size_t width = 0;
   for (const AppliedObject& o : objects) width = std::max(width, object_name(o).size());
   std::map<std::string, int> counts;
@@ -99,9 +108,10 @@ std::string ApplyReport::text() const {
     out += line + "\n";
     for (const std::string& d : o.details) out += std::string(width + 4, ' ') + d + "\n";
   }
-  out += std::to_string(objects.size()) + " objects: " + std::to_string(counts["created"]) + " created, " +
-         std::to_string(counts["changed"]) + " changed, " + std::to_string(counts["unchanged"]) + " unchanged, " +
-         std::to_string(counts["conflict"]) + " conflicts, " + std::to_string(counts["rejected"]) + " rejected" +
+  out += std::to_string(objects.size()) + " objects: " + std::to_string(counts["created"]) +
+         " created, " + std::to_string(counts["changed"]) + " changed, " +
+         std::to_string(counts["unchanged"]) + " unchanged, " + std::to_string(counts["conflict"]) +
+         " conflicts, " + std::to_string(counts["rejected"]) + " rejected" +
          (dry_run ? " (dry run)" : "") + "\n";
   return out;
 }
@@ -111,7 +121,8 @@ std::string ApplyReport::json() const {
   out["schema_version"] = 1;
   out["dryRun"] = dry_run;
   out["objects"] = ordered_json::array();
-  std::map<std::string, int> counts{{"created", 0}, {"changed", 0}, {"unchanged", 0}, {"conflict", 0}, {"rejected", 0}};
+  std::map<std::string, int> counts{
+      {"created", 0}, {"changed", 0}, {"unchanged", 0}, {"conflict", 0}, {"rejected", 0}};
   for (const AppliedObject& o : objects) {
     ++counts[o.outcome];
     ordered_json e = ordered_json::object();
@@ -130,14 +141,18 @@ std::string ApplyReport::json() const {
   return out.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
 }
 
-ApplyReport apply_manifests(const ConnectionOptions& connection, const ApplyOptions& options, Diagnostics& diagnostics) {
+ApplyReport apply_manifests(const ConnectionOptions& connection, const ApplyOptions& options,
+                            Diagnostics& diagnostics) {
   std::vector<ManifestObject> objects = read_manifests(options.paths, diagnostics);
   {
     std::map<std::string, std::string> seen;  // identity -> file
     for (const ManifestObject& m : objects) {
-      const std::string id = m.api_version.substr(0, m.api_version.find('/')) + "/" + m.kind + "/" + m.ns + "/" + m.name;
+      const std::string id = m.api_version.substr(0, m.api_version.find('/')) + "/" + m.kind + "/" +
+                             m.ns + "/" + m.name;
       auto [it, fresh] = seen.emplace(id, m.file);
-      if (!fresh) throw InputError({m.file, 0, 0}, "", m.kind + " " + m.name + " is also defined at " + it->second);
+      if (!fresh)
+        throw InputError({m.file, 0, 0}, "",
+                         m.kind + " " + m.name + " is also defined at " + it->second);
     }
   }
   const std::map<std::string, int> depth = queue_depths(objects);
@@ -160,8 +175,9 @@ ApplyReport apply_manifests(const ConnectionOptions& connection, const ApplyOpti
       std::optional<ResourceInfo> r = api.resource(m.api_version, m.kind);
       if (!r) {
         result.outcome = "rejected";
-        result.message = "the server does not serve " + m.kind + " in " + m.api_version +
-                         (m.kind == "Queue" || m.kind == "PodGroup" ? " (are KAI's CRDs installed?)" : "");
+        result.message =
+            "the server does not serve " + m.kind + " in " + m.api_version +
+            (m.kind == "Queue" || m.kind == "PodGroup" ? " (are KAI's CRDs installed?)" : "");
         report.objects.push_back(std::move(result));
         continue;
       }
@@ -175,7 +191,8 @@ ApplyReport apply_manifests(const ConnectionOptions& connection, const ApplyOpti
         if (body["metadata"].contains("namespace")) body["metadata"].erase("namespace");
       }
       const std::optional<ordered_json> before = api.get(*r, result.ns, m.name);
-      const HttpResponse resp = api.apply(*r, body, options.field_manager, options.dry_run, options.force_conflicts);
+      const HttpResponse resp =
+          api.apply(*r, body, options.field_manager, options.dry_run, options.force_conflicts);
       if (resp.status == 200 || resp.status == 201) {
         const ordered_json after = ordered_json::parse(resp.body, nullptr, false);
         if (!before) {
@@ -186,10 +203,15 @@ ApplyReport apply_manifests(const ConnectionOptions& connection, const ApplyOpti
         }
       } else if (resp.status == 409) {
         result.outcome = "conflict";
-        result.message = status_message(resp) + (options.force_conflicts ? "" : " (not applied; --force-conflicts takes them over)");
+        result.message =
+            status_message(resp) +
+            (options.force_conflicts ? "" : " (not applied; --force-conflicts takes them over)");
         result.details = conflicts(resp);
-      } else if (resp.status == 401 || (resp.status == 403 && status_message(resp).find(" cannot ") != std::string::npos)) {
-        api.http().fail("PATCH", KubeApi::path(*r, result.ns, m.name), resp);  // credentials or RBAC: stop here
+      } else if (resp.status == 401 ||
+                 (resp.status == 403 &&
+                  status_message(resp).find(" cannot ") != std::string::npos)) {
+        api.http().fail("PATCH", KubeApi::path(*r, result.ns, m.name),
+                        resp);  // credentials or RBAC: stop here
       } else if (resp.status >= 400 && resp.status < 500) {
         result.outcome = "rejected";
         result.message = status_message(resp);

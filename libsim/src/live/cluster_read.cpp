@@ -31,25 +31,30 @@ const std::vector<SnapshotKind>& snapshot_kinds() {
       {"Topology", {"kai.scheduler/v1alpha1"}},
       {"NodeResourceTopology", {"topology.node.k8s.io/v1alpha2"}},
       {"DeviceClass", {"resource.k8s.io/v1", "resource.k8s.io/v1beta2", "resource.k8s.io/v1beta1"}},
-      {"ResourceSlice", {"resource.k8s.io/v1", "resource.k8s.io/v1beta2", "resource.k8s.io/v1beta1"}},
+      {"ResourceSlice",
+       {"resource.k8s.io/v1", "resource.k8s.io/v1beta2", "resource.k8s.io/v1beta1"}},
       {"PodGroup", {"scheduling.run.ai/v2alpha2"}},
       {"Pod", {"v1"}},
       {"BindRequest", {"scheduling.run.ai/v1alpha2"}},
-      {"ResourceClaim", {"resource.k8s.io/v1", "resource.k8s.io/v1beta2", "resource.k8s.io/v1beta1"}},
-      {"ResourceClaimTemplate", {"resource.k8s.io/v1", "resource.k8s.io/v1beta2", "resource.k8s.io/v1beta1"}},
+      {"ResourceClaim",
+       {"resource.k8s.io/v1", "resource.k8s.io/v1beta2", "resource.k8s.io/v1beta1"}},
+      {"ResourceClaimTemplate",
+       {"resource.k8s.io/v1", "resource.k8s.io/v1beta2", "resource.k8s.io/v1beta1"}},
   };
   return kinds;
 }
 
 void trim_object(ordered_json& object) {
-  if (object.contains("metadata") && object["metadata"].is_object()) object["metadata"].erase("managedFields");
+  if (object.contains("metadata") && object["metadata"].is_object())
+    object["metadata"].erase("managedFields");
 }
 
 void sort_objects(std::vector<ordered_json>& items) {
   std::stable_sort(items.begin(), items.end(), [](const ordered_json& a, const ordered_json& b) {
     const std::size_t ka = kind_rank(a.value("kind", "")), kb = kind_rank(b.value("kind", ""));
     if (ka != kb) return ka < kb;
-    if (a.value("kind", "") != b.value("kind", "")) return a.value("kind", "") < b.value("kind", "");
+    if (a.value("kind", "") != b.value("kind", ""))
+      return a.value("kind", "") < b.value("kind", "");
     const std::string na = meta(a, "namespace"), nb = meta(b, "namespace");
     if (na != nb) return na < nb;
     return meta(a, "name") < meta(b, "name");
@@ -63,8 +68,9 @@ ClusterObjects read_cluster(KubeApi& api, Diagnostics& diagnostics) {
     if (!r) {
       // Core kinds are always served; the others need a CRD or an API group turned on.
       if (k.kind == "Queue" || k.kind == "PodGroup" || k.kind == "BindRequest") {
-        diagnostics.warnings.push_back(api.http().access().server + ": " + k.kind + " (" + k.api_versions.front() +
-                                       ") is not served: KAI's CRDs are not installed; no " + k.kind + " objects");
+        diagnostics.warnings.push_back(
+            api.http().access().server + ": " + k.kind + " (" + k.api_versions.front() +
+            ") is not served: KAI's CRDs are not installed; no " + k.kind + " objects");
       }
       continue;
     }

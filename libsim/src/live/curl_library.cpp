@@ -24,7 +24,9 @@ CurlLibrary load() {
   void* library = ::dlopen(kSoname, RTLD_NOW | RTLD_LOCAL);
   if (library == nullptr) {
     const char* why = ::dlerror();
-    throw ClusterError(0, "", std::string("cannot load ") + kSoname + " (install libcurl4): " + (why ? why : "unknown"));
+    throw ClusterError(
+        0, "",
+        std::string("cannot load ") + kSoname + " (install libcurl4): " + (why ? why : "unknown"));
   }
   CurlLibrary c{};
   bind(library, "curl_global_init", c.global_init);
@@ -37,7 +39,8 @@ CurlLibrary load() {
   bind(library, "curl_easy_strerror", c.easy_strerror);
   bind(library, "curl_slist_append", c.slist_append);
   bind(library, "curl_slist_free_all", c.slist_free_all);
-  if (c.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) throw ClusterError(0, "", "cannot initialise libcurl");
+  if (c.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+    throw ClusterError(0, "", "cannot initialise libcurl");
   return c;
 }
 

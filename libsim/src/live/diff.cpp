@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <condition_variable>
+#include <cstdio>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -34,22 +34,27 @@ std::string text_at(const ordered_json& o, std::initializer_list<const char*> ke
 }
 
 // Every leaf the plan sets in a Queue's spec against the live value.
-void spec_leaves(const ordered_json& planned, const ordered_json* live, const std::string& path, const std::string& queue,
-                 std::vector<DriftRow>& rows) {
+void spec_leaves(const ordered_json& planned, const ordered_json* live, const std::string& path,
+                 const std::string& queue, std::vector<DriftRow>& rows) {
   if (planned.is_object()) {
     for (auto it = planned.begin(); it != planned.end(); ++it) {
-      const ordered_json* l = live != nullptr && live->is_object() && live->contains(it.key()) ? &(*live)[it.key()] : nullptr;
+      const ordered_json* l = live != nullptr && live->is_object() && live->contains(it.key())
+                                  ? &(*live)[it.key()]
+                                  : nullptr;
       spec_leaves(it.value(), l, path + "." + it.key(), queue, rows);
     }
     return;
   }
   if (planned.is_null()) return;
-  DriftRow row{queue, "spec", path, "", show_value(planned), "", live ? show_value(*live) : "(unset)", false, 0};
+  DriftRow row{
+      queue, "spec", path, "", show_value(planned), "", live ? show_value(*live) : "(unset)",
+      false, 0};
   row.drift = live == nullptr || !planned_field_drift(planned, *live, path).empty();
   rows.push_back(std::move(row));
 }
 
-std::vector<DriftRow> spec_rows(const std::vector<ManifestObject>& plan, const std::vector<ordered_json>& items) {
+std::vector<DriftRow> spec_rows(const std::vector<ManifestObject>& plan,
+                                const std::vector<ordered_json>& items) {
   std::map<std::string, const ordered_json*> live;
   for (const ordered_json& o : items) {
     if (o.value("kind", "") == "Queue") live[text_at(o, {"metadata", "name"})] = &o;
@@ -75,12 +80,15 @@ std::vector<ManifestObject> read_plan(const DiffOptions& options, Diagnostics& d
   return read_manifests(options.plan, diagnostics);
 }
 
-std::string row_key(const DriftRow& r) { return r.queue + "|" + r.kind + "|" + r.field + "|" + r.resource; }
+std::string row_key(const DriftRow& r) {
+  return r.queue + "|" + r.kind + "|" + r.field + "|" + r.resource;
+}
 
 }  // namespace
 
 std::vector<DriftRow> status_rows(const std::map<std::string, io::QueueStatus>& predicted,
-                                  const std::map<std::string, io::QueueStatus>& observed, double at_s) {
+                                  const std::map<std::string, io::QueueStatus>& observed,
+                                  double at_s) {
   std::set<std::string> queues;
   for (const auto& [q, s] : predicted) queues.insert(q);
   for (const auto& [q, s] : observed) queues.insert(q);
@@ -95,7 +103,8 @@ std::vector<DriftRow> status_rows(const std::map<std::string, io::QueueStatus>& 
       for (const auto& [r, v] : field_of(o, field).entries()) resources.insert(r);
       for (const std::string& r : resources) {
         const io::NanoAmount pv = field_of(p, field).get(r), ov = field_of(o, field).get(r);
-        rows.push_back({q, "status", field, r, "", io::format_nano_quantity(pv), io::format_nano_quantity(ov), pv != ov, at_s});
+        rows.push_back({q, "status", field, r, "", io::format_nano_quantity(pv),
+                        io::format_nano_quantity(ov), pv != ov, at_s});
       }
     }
   }
@@ -107,14 +116,16 @@ bool DiffReport::drifting() const {
 }
 
 std::string DiffReport::text() const {
-  std::vector<std::vector<std::string>> table{{"QUEUE", "FIELD", "RESOURCE", "PLANNED", "PREDICTED", "OBSERVED", "DRIFT"}};
+  std::vector<std::vector<std::string>> table{
+      {"QUEUE", "FIELD", "RESOURCE", "PLANNED", "PREDICTED", "OBSERVED", "DRIFT"}};
   if (text_drift_only) table.front().insert(table.front().begin(), "AT_S");
   std::size_t drifting_rows = 0;
   for (const DriftRow& r : rows) {
     drifting_rows += r.drift ? 1 : 0;
     if (text_drift_only && !r.drift) continue;
-    table.push_back({r.queue, (r.kind == "status" ? "status." : "") + r.field, r.resource.empty() ? "-" : r.resource,
-                     r.planned.empty() ? "-" : r.planned, r.predicted.empty() ? "-" : r.predicted, r.observed,
+    table.push_back({r.queue, (r.kind == "status" ? "status." : "") + r.field,
+                     r.resource.empty() ? "-" : r.resource, r.planned.empty() ? "-" : r.planned,
+                     r.predicted.empty() ? "-" : r.predicted, r.observed,
                      r.drift ? "DRIFT" : "ok"});
     if (text_drift_only) {
       char at[32];
@@ -137,7 +148,8 @@ std::string DiffReport::text() const {
     out += line + "\n";
   }
   out += drifting_rows == 0 ? "no drift: " + std::to_string(rows.size()) + " values\n"
-                            : "drift: " + std::to_string(drifting_rows) + " of " + std::to_string(rows.size()) + " values\n";
+                            : "drift: " + std::to_string(drifting_rows) + " of " +
+                                  std::to_string(rows.size()) + " values\n";
   return out;
 }
 
@@ -165,12 +177,14 @@ std::string DiffReport::json() const {
   return out.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
 }
 
-DiffReport diff_live(const ConnectionOptions& connection, const DiffOptions& options, Diagnostics& diagnostics) {
+DiffReport diff_live(const ConnectionOptions& connection, const DiffOptions& options,
+                     Diagnostics& diagnostics) {
   const std::vector<ManifestObject> plan = read_plan(options, diagnostics);
   KubeApi api(connection);
   const Clock::time_point start = Clock::now();
   ClusterObjects cluster = read_cluster(api, diagnostics);
-  const std::map<std::string, io::QueueStatus> predicted = predict_queue_status(cluster.items, diagnostics);
+  const std::map<std::string, io::QueueStatus> predicted =
+      predict_queue_status(cluster.items, diagnostics);
   std::map<std::string, io::QueueStatus> observed = observed_queue_status(cluster.items);
   auto agree = [&] {
     for (const auto& [q, p] : predicted) {
@@ -179,8 +193,10 @@ DiffReport diff_live(const ConnectionOptions& connection, const DiffOptions& opt
     return true;
   };
   // The observed status may lag the prediction by up to one settle period.
-  std::optional<ResourceInfo> queues = cluster.served.contains("Queue") ? std::optional(cluster.served.at("Queue")) : std::nullopt;
-  while (queues && !agree() && std::chrono::duration<double>(Clock::now() - start).count() < options.settle_s) {
+  std::optional<ResourceInfo> queues =
+      cluster.served.contains("Queue") ? std::optional(cluster.served.at("Queue")) : std::nullopt;
+  while (queues && !agree() &&
+         std::chrono::duration<double>(Clock::now() - start).count() < options.settle_s) {
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
     observed = observed_queue_status(api.list(*queues).items);
   }
@@ -204,13 +220,16 @@ struct WatchStore {
   bool stop = false;
 };
 
-std::string object_key(const ordered_json& o) { return text_at(o, {"metadata", "namespace"}) + "/" + text_at(o, {"metadata", "name"}); }
+std::string object_key(const ordered_json& o) {
+  return text_at(o, {"metadata", "namespace"}) + "/" + text_at(o, {"metadata", "name"});
+}
 
 void replace_kind(WatchStore& store, const std::string& kind, std::vector<ordered_json> items) {
   std::map<std::string, ordered_json> fresh;
   for (ordered_json& o : items) {
     trim_object(o);
-    std::string key = object_key(o);  // before the move: json's operator= takes its argument by value
+    std::string key =
+        object_key(o);  // before the move: json's operator= takes its argument by value
     fresh[key] = std::move(o);
   }
   std::lock_guard lock(store.mutex);
@@ -222,7 +241,8 @@ void replace_kind(WatchStore& store, const std::string& kind, std::vector<ordere
 // Watches one kind until told to stop: resumes from the last resourceVersion when the watch ends
 // or its connection drops, lists again after 410 Gone, gives up after `deadline_s` without a
 // connection.
-void watch_kind(const ConnectionOptions& connection, ResourceInfo r, std::string rv, WatchStore& store) {
+void watch_kind(const ConnectionOptions& connection, ResourceInfo r, std::string rv,
+                WatchStore& store) {
   auto keep_going = [&] {
     std::lock_guard lock(store.mutex);
     return !store.stop;
@@ -265,7 +285,9 @@ void watch_kind(const ConnectionOptions& connection, ResourceInfo r, std::string
         const int code = e.http_status();
         if (code != 0 && code != 429 && code < 500) throw;
         if (failing_since == Clock::time_point{}) failing_since = Clock::now();
-        if (std::chrono::duration<double>(Clock::now() - failing_since).count() > connection.deadline_s) throw;
+        if (std::chrono::duration<double>(Clock::now() - failing_since).count() >
+            connection.deadline_s)
+          throw;
         std::this_thread::sleep_for(std::chrono::duration<double>(backoff));
         backoff = std::min(backoff * 2, 5.0);
       }
@@ -279,9 +301,9 @@ void watch_kind(const ConnectionOptions& connection, ResourceInfo r, std::string
 
 }  // namespace
 
-DiffReport watch_diff(const ConnectionOptions& connection, const DiffOptions& options, double duration_s,
-                      const std::function<void(const DiffReport&)>& on_change, const std::function<bool()>& keep_going,
-                      Diagnostics& diagnostics) {
+DiffReport watch_diff(const ConnectionOptions& connection, const DiffOptions& options,
+                      double duration_s, const std::function<void(const DiffReport&)>& on_change,
+                      const std::function<bool()>& keep_going, Diagnostics& diagnostics) {
   const std::vector<ManifestObject> plan = read_plan(options, diagnostics);
   KubeApi api(connection);
   const Clock::time_point start = Clock::now();
@@ -295,7 +317,8 @@ DiffReport watch_diff(const ConnectionOptions& connection, const DiffOptions& op
   std::vector<std::thread> watchers;
   for (const char* kind : {"Queue", "PodGroup", "Pod", "Node"}) {
     if (!cluster.served.contains(kind)) continue;
-    watchers.emplace_back(watch_kind, connection, cluster.served.at(kind), cluster.resource_versions.at(kind), std::ref(store));
+    watchers.emplace_back(watch_kind, connection, cluster.served.at(kind),
+                          cluster.resource_versions.at(kind), std::ref(store));
   }
   auto stop_watchers = [&] {
     {
@@ -315,7 +338,8 @@ DiffReport watch_diff(const ConnectionOptions& connection, const DiffOptions& op
       std::vector<ordered_json> items;
       {
         std::unique_lock lock(store.mutex);
-        if (store.version == seen_version) store.changed.wait_for(lock, std::chrono::milliseconds(250));
+        if (store.version == seen_version)
+          store.changed.wait_for(lock, std::chrono::milliseconds(250));
         if (!store.fatal.empty()) throw ClusterError(0, "", store.fatal);
         if (store.version != seen_version) {
           seen_version = store.version;
@@ -329,7 +353,8 @@ DiffReport watch_diff(const ConnectionOptions& connection, const DiffOptions& op
         sort_objects(items);
         Diagnostics quiet;  // the same objects again: their warnings were given at the start
         raw = spec_rows(plan, items);
-        for (DriftRow& r : status_rows(predict_queue_status(items, quiet), observed_queue_status(items), now)) {
+        for (DriftRow& r :
+             status_rows(predict_queue_status(items, quiet), observed_queue_status(items), now)) {
           raw.push_back(std::move(r));
         }
       }

@@ -34,17 +34,18 @@ class HttpClient {
   /// One request with its retries. Answers other than 429/5xx come back as they are (the caller
   /// decides what a 404 or a 409 means); throws ClusterError when no answer came within the
   /// deadline or the last retried answer still failed.
-  HttpResponse request(const std::string& method, const std::string& path, const std::string& body = {},
-                       const std::string& content_type = {});
+  HttpResponse request(const std::string& method, const std::string& path,
+                       const std::string& body = {}, const std::string& content_type = {});
   /// A streamed GET (a watch): `on_line` gets each line as it arrives and returns false to stop.
   /// Returns the HTTP status; throws ClusterError when the connection cannot be made (after
   /// retries). A connection that drops mid-stream just returns (the caller resumes).
-  long stream(const std::string& path, const std::function<bool(std::string_view)>& on_line, double timeout_s,
-              const std::function<bool()>& keep_going);
+  long stream(const std::string& path, const std::function<bool(std::string_view)>& on_line,
+              double timeout_s, const std::function<bool()>& keep_going);
 
   /// Throws a ClusterError describing a failed answer: the Kubernetes Status message, with who
   /// was refused for 401.
-  [[noreturn]] void fail(const std::string& method, const std::string& path, const HttpResponse& response) const;
+  [[noreturn]] void fail(const std::string& method, const std::string& path,
+                         const HttpResponse& response) const;
 
   const ClusterAccess& access() const { return access_; }
   const ConnectionOptions& options() const { return options_; }
@@ -57,13 +58,15 @@ class HttpClient {
     struct curl_slist* connect = nullptr;
     std::string auth;
     Prepared() = default;
-    Prepared(Prepared&& o) noexcept : headers(o.headers), connect(o.connect), auth(std::move(o.auth)) {
+    Prepared(Prepared&& o) noexcept
+        : headers(o.headers), connect(o.connect), auth(std::move(o.auth)) {
       o.headers = o.connect = nullptr;
     }
     Prepared& operator=(Prepared&&) = delete;
     ~Prepared();
   };
-  Prepared prepare(const std::string& method, const std::string& path, long timeout_ms, void* transfer);
+  Prepared prepare(const std::string& method, const std::string& path, long timeout_ms,
+                   void* transfer);
   void log(const std::string& line) const;
   void refresh_credentials(bool force);
   std::string bearer_token();

@@ -35,7 +35,8 @@ struct Merged {
   std::string sources;
 };
 
-void merge_named(const Field& list, const char* body_key, const fs::path& dir, std::map<std::string, Entry>& into) {
+void merge_named(const Field& list, const char* body_key, const fs::path& dir,
+                 std::map<std::string, Entry>& into) {
   if (list.is_null()) return;
   for (const Field& item : list.items()) {
     item.expect_map();
@@ -68,7 +69,9 @@ std::string pem_field(const Field& body, const char* name, const fs::path& dir) 
   return read_file(path_from(file, dir), file);
 }
 
-bool flag(const Field& f) { return !f.is_null() && f.node().IsScalar() && f.node().Scalar() == "true"; }
+bool flag(const Field& f) {
+  return !f.is_null() && f.node().IsScalar() && f.node().Scalar() == "true";
+}
 
 }  // namespace
 
@@ -78,13 +81,20 @@ std::optional<std::string> base64_decode(const std::string& text) {
   int bits = 0;
   for (char c : text) {
     int v;
-    if (c >= 'A' && c <= 'Z') v = c - 'A';
-    else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
-    else if (c >= '0' && c <= '9') v = c - '0' + 52;
-    else if (c == '+') v = 62;
-    else if (c == '/') v = 63;
-    else if (c == '=' || c == '\n' || c == '\r' || c == ' ') continue;
-    else return std::nullopt;
+    if (c >= 'A' && c <= 'Z')
+      v = c - 'A';
+    else if (c >= 'a' && c <= 'z')
+      v = c - 'a' + 26;
+    else if (c >= '0' && c <= '9')
+      v = c - '0' + 52;
+    else if (c == '+')
+      v = 62;
+    else if (c == '/')
+      v = 63;
+    else if (c == '=' || c == '\n' || c == '\r' || c == ' ')
+      continue;
+    else
+      return std::nullopt;
     buffer = (buffer << 6) | static_cast<unsigned>(v);
     bits += 6;
     if (bits >= 8) {
@@ -107,7 +117,8 @@ ClusterAccess load_kubeconfig(const ConnectionOptions& options) {
   } else if (const char* home = std::getenv("HOME"); home != nullptr) {
     files.push_back((fs::path(home) / ".kube" / "config").string());
   }
-  if (files.empty()) throw InputError({}, "kubeconfig", "no kubeconfig: set KUBECONFIG or pass --kubeconfig");
+  if (files.empty())
+    throw InputError({}, "kubeconfig", "no kubeconfig: set KUBECONFIG or pass --kubeconfig");
 
   std::deque<std::string> names;  // declared before the Fields that point at them
   Merged merged;
@@ -116,7 +127,8 @@ ClusterAccess load_kubeconfig(const ConnectionOptions& options) {
     std::error_code ec;
     // kubectl skips $KUBECONFIG files that do not exist; one named on the command line must.
     if (!fs::exists(file, ec)) {
-      if (!options.kubeconfig.empty()) throw InputError({file, 0, 0}, "", "kubeconfig file does not exist");
+      if (!options.kubeconfig.empty())
+        throw InputError({file, 0, 0}, "", "kubeconfig file does not exist");
       continue;
     }
     names.push_back(file);
@@ -134,27 +146,33 @@ ClusterAccess load_kubeconfig(const ConnectionOptions& options) {
     merge_named(root.member("clusters"), "cluster", dir, merged.clusters);
     merge_named(root.member("users"), "user", dir, merged.users);
     merge_named(root.member("contexts"), "context", dir, merged.contexts);
-    if (merged.current_context.empty()) merged.current_context = root.member("current-context").optional_string().value_or("");
+    if (merged.current_context.empty())
+      merged.current_context = root.member("current-context").optional_string().value_or("");
     merged.sources += (merged.sources.empty() ? "" : ":") + file;
   }
-  if (!any) throw InputError({files.front(), 0, 0}, "", "no kubeconfig found (set KUBECONFIG or pass --kubeconfig)");
+  if (!any)
+    throw InputError({files.front(), 0, 0}, "",
+                     "no kubeconfig found (set KUBECONFIG or pass --kubeconfig)");
 
   ClusterAccess access;
   access.source = merged.sources;
   access.context_name = options.context.empty() ? merged.current_context : options.context;
   if (access.context_name.empty()) {
-    throw InputError({merged.sources, 0, 0}, "current-context", "no context chosen: the kubeconfig sets no current-context (pass --context)");
+    throw InputError({merged.sources, 0, 0}, "current-context",
+                     "no context chosen: the kubeconfig sets no current-context (pass --context)");
   }
   auto context = merged.contexts.find(access.context_name);
   if (context == merged.contexts.end()) {
-    throw InputError({merged.sources, 0, 0}, "contexts", "no context named \"" + access.context_name + "\"");
+    throw InputError({merged.sources, 0, 0}, "contexts",
+                     "no context named \"" + access.context_name + "\"");
   }
   const Field& ctx = context->second.body;
   access.cluster_name = ctx.member("cluster").optional_string().value_or("");
   access.user_name = ctx.member("user").optional_string().value_or("");
 
   auto cluster = merged.clusters.find(access.cluster_name);
-  if (cluster == merged.clusters.end()) ctx.member("cluster").fail("no cluster named \"" + access.cluster_name + "\"");
+  if (cluster == merged.clusters.end())
+    ctx.member("cluster").fail("no cluster named \"" + access.cluster_name + "\"");
   const Field& c = cluster->second.body;
   access.server = c.member("server").optional_string().value_or("");
   if (access.server.empty()) c.fail("missing required field \"server\"");
@@ -169,7 +187,8 @@ ClusterAccess load_kubeconfig(const ConnectionOptions& options) {
 
   if (access.user_name.empty()) return access;  // anonymous
   auto user = merged.users.find(access.user_name);
-  if (user == merged.users.end()) ctx.member("user").fail("no user named \"" + access.user_name + "\"");
+  if (user == merged.users.end())
+    ctx.member("user").fail("no user named \"" + access.user_name + "\"");
   const Field& u = user->second.body;
   access.client_cert_pem = pem_field(u, "client-certificate", user->second.dir);
   access.client_key_pem = pem_field(u, "client-key", user->second.dir);
@@ -183,17 +202,20 @@ ClusterAccess load_kubeconfig(const ConnectionOptions& options) {
   access.username = u.member("username").optional_string().value_or("");
   access.password = u.member("password").optional_string().value_or("");
   if (!u.member("auth-provider").is_null()) {
-    u.member("auth-provider").fail("auth-provider plugins are not supported (use an exec plugin or a token)");
+    u.member("auth-provider")
+        .fail("auth-provider plugins are not supported (use an exec plugin or a token)");
   }
   if (const Field exec = u.member("exec"); !exec.is_null()) {
     exec.expect_map();
     ExecPlugin plugin;
-    plugin.api_version = exec.member("apiVersion").optional_string().value_or("client.authentication.k8s.io/v1");
+    plugin.api_version =
+        exec.member("apiVersion").optional_string().value_or("client.authentication.k8s.io/v1");
     plugin.command = exec.member("command").optional_string().value_or("");
     if (plugin.command.empty()) exec.fail("missing required field \"command\"");
     for (const Field& a : exec.member("args").items()) plugin.args.push_back(a.string());
     for (const Field& e : exec.member("env").items()) {
-      plugin.env.emplace_back(e.member("name").string(), e.member("value").optional_string().value_or(""));
+      plugin.env.emplace_back(e.member("name").string(),
+                              e.member("value").optional_string().value_or(""));
     }
     plugin.provide_cluster_info = flag(exec.member("provideClusterInfo"));
     // A relative command with a slash is relative to the kubeconfig, as client-go resolves it.

@@ -34,8 +34,10 @@ bool one_of(const std::string& s, std::initializer_list<const char*> words) {
 // YAML 1.1 plain scalars as go-yaml v2 resolves them (sigs.k8s.io/yaml, what kubectl uses).
 ordered_json plain_scalar(const std::string& s) {
   if (one_of(s, {"", "~", "null", "Null", "NULL"})) return nullptr;
-  if (one_of(s, {"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"})) return true;
-  if (one_of(s, {"n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"})) return false;
+  if (one_of(s, {"y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"}))
+    return true;
+  if (one_of(s, {"n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"}))
+    return false;
   static const std::regex integer("[-+]?(0|[1-9][0-9_]*|0[0-7_]+|0x[0-9a-fA-F_]+)");
   static const std::regex floating("[-+]?(\\.[0-9]+|[0-9][0-9_]*(\\.[0-9_]*)?)([eE][-+]?[0-9]+)?");
   if (std::regex_match(s, integer)) {
@@ -86,20 +88,27 @@ void add_document(const YAML::Node& doc, const std::string& file, std::vector<Ma
   const std::string kind = scalar_at(doc, "kind");
   const std::string api_version = scalar_at(doc, "apiVersion");
   if (kind.empty() || api_version.empty()) {
-    diagnostics.warnings.push_back(where + ": not a Kubernetes object (no apiVersion and kind), skipped");
+    diagnostics.warnings.push_back(where +
+                                   ": not a Kubernetes object (no apiVersion and kind), skipped");
     return;
   }
   if (kind == "List" || (kind.size() > 4 && kind.ends_with("List") && api_version == "v1")) {
-    for (const io::Field& item : f.member("items").items()) add_document(item.node(), file, out, diagnostics);
+    for (const io::Field& item : f.member("items").items())
+      add_document(item.node(), file, out, diagnostics);
     return;
   }
   const std::string name = scalar_at(doc, "metadata", "name");
-  if (name.empty()) f.member("metadata").fail("missing required field \"name\" (generateName is not supported by apply)");
+  if (name.empty())
+    f.member("metadata")
+        .fail("missing required field \"name\" (generateName is not supported by apply)");
   ordered_json object = yaml_to_json(doc);
-  out.push_back({std::move(object), where, api_version, kind, scalar_at(doc, "metadata", "namespace"), name});
+  out.push_back(
+      {std::move(object), where, api_version, kind, scalar_at(doc, "metadata", "namespace"), name});
 }
 
-bool close(double a, double b) { return a == b || std::abs(a - b) <= 1e-12 * std::max(std::abs(a), std::abs(b)); }
+bool close(double a, double b) {
+  return a == b || std::abs(a - b) <= 1e-12 * std::max(std::abs(a), std::abs(b));
+}
 
 bool same_value(const ordered_json& a, const ordered_json& b) {
   if (a.is_number() && b.is_number()) return close(a.get<double>(), b.get<double>());
@@ -120,7 +129,9 @@ bool same_value(const ordered_json& a, const ordered_json& b) {
   return a == b;
 }
 
-std::string join(const std::string& path, const std::string& key) { return path.empty() ? key : path + "." + key; }
+std::string join(const std::string& path, const std::string& key) {
+  return path.empty() ? key : path + "." + key;
+}
 
 }  // namespace
 
@@ -146,7 +157,8 @@ ordered_json yaml_to_json(const YAML::Node& node) {
   }
 }
 
-std::vector<ManifestObject> read_manifests(const std::vector<std::string>& paths, Diagnostics& diagnostics) {
+std::vector<ManifestObject> read_manifests(const std::vector<std::string>& paths,
+                                           Diagnostics& diagnostics) {
   std::vector<std::string> files;
   for (const std::string& p : paths) {
     std::error_code ec;
@@ -154,7 +166,8 @@ std::vector<ManifestObject> read_manifests(const std::vector<std::string>& paths
       std::vector<std::string> found;
       for (const auto& entry : fs::directory_iterator(p, ec)) {
         const std::string ext = entry.path().extension().string();
-        if (entry.is_regular_file() && (ext == ".yaml" || ext == ".yml" || ext == ".json")) found.push_back(entry.path().string());
+        if (entry.is_regular_file() && (ext == ".yaml" || ext == ".yml" || ext == ".json"))
+          found.push_back(entry.path().string());
       }
       if (ec) throw Error(ErrorCode::IO, p + ": cannot list: " + ec.message());
       std::sort(found.begin(), found.end());
@@ -167,18 +180,21 @@ std::vector<ManifestObject> read_manifests(const std::vector<std::string>& paths
   for (const std::string& file : files) {
     const std::string text = read_file(file);
     io::require_utf8(text, file);
-    for (const YAML::Node& doc : io::parse_documents(text, file)) add_document(doc, file, out, diagnostics);
+    for (const YAML::Node& doc : io::parse_documents(text, file))
+      add_document(doc, file, out, diagnostics);
   }
   return out;
 }
 
 std::string show_value(const ordered_json& v) {
-  std::string s = v.is_string() ? v.get<std::string>() : v.dump(-1, ' ', false, ordered_json::error_handler_t::replace);
+  std::string s = v.is_string() ? v.get<std::string>()
+                                : v.dump(-1, ' ', false, ordered_json::error_handler_t::replace);
   if (s.size() > 80) s = s.substr(0, 77) + "...";
   return s;
 }
 
-std::vector<std::string> planned_field_drift(const ordered_json& planned, const ordered_json& live, const std::string& path) {
+std::vector<std::string> planned_field_drift(const ordered_json& planned, const ordered_json& live,
+                                             const std::string& path) {
   std::vector<std::string> out;
   if (planned.is_object() && live.is_object()) {
     for (auto it = planned.begin(); it != planned.end(); ++it) {
@@ -187,15 +203,18 @@ std::vector<std::string> planned_field_drift(const ordered_json& planned, const 
         if (!it.value().is_null()) out.push_back(p + ": (unset) -> " + show_value(it.value()));
         continue;
       }
-      for (std::string& d : planned_field_drift(it.value(), live[it.key()], p)) out.push_back(std::move(d));
+      for (std::string& d : planned_field_drift(it.value(), live[it.key()], p))
+        out.push_back(std::move(d));
     }
     return out;
   }
-  if (!same_value(planned, live)) out.push_back(path + ": " + show_value(live) + " -> " + show_value(planned));
+  if (!same_value(planned, live))
+    out.push_back(path + ": " + show_value(live) + " -> " + show_value(planned));
   return out;
 }
 
-std::vector<std::string> changed_fields(const ordered_json& before, const ordered_json& after, const std::string& path) {
+std::vector<std::string> changed_fields(const ordered_json& before, const ordered_json& after,
+                                        const std::string& path) {
   std::vector<std::string> out;
   if (before.is_object() && after.is_object()) {
     for (auto it = before.begin(); it != before.end(); ++it) {
@@ -203,15 +222,18 @@ std::vector<std::string> changed_fields(const ordered_json& before, const ordere
       if (!after.contains(it.key())) {
         out.push_back(p + ": " + show_value(it.value()) + " -> (unset)");
       } else {
-        for (std::string& d : changed_fields(it.value(), after[it.key()], p)) out.push_back(std::move(d));
+        for (std::string& d : changed_fields(it.value(), after[it.key()], p))
+          out.push_back(std::move(d));
       }
     }
     for (auto it = after.begin(); it != after.end(); ++it) {
-      if (!before.contains(it.key())) out.push_back(join(path, it.key()) + ": (unset) -> " + show_value(it.value()));
+      if (!before.contains(it.key()))
+        out.push_back(join(path, it.key()) + ": (unset) -> " + show_value(it.value()));
     }
     return out;
   }
-  if (!same_value(before, after)) out.push_back(path + ": " + show_value(before) + " -> " + show_value(after));
+  if (!same_value(before, after))
+    out.push_back(path + ": " + show_value(before) + " -> " + show_value(after));
   return out;
 }
 

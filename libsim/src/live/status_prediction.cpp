@@ -46,7 +46,8 @@ class ClusterIndex : public io::StatusObjects {
     if (kind == "PriorityClass") {
       const int value = node["value"].IsDefined() ? std::atoi(node["value"].Scalar().c_str()) : 0;
       classes_[key] = value;
-      if (node["globalDefault"].IsDefined() && node["globalDefault"].Scalar() == "true") global_default_ = value;
+      if (node["globalDefault"].IsDefined() && node["globalDefault"].Scalar() == "true")
+        global_default_ = value;
     }
   }
   const YAML::Node* pod_group(const std::string& ns, const std::string& name) const override {
@@ -89,12 +90,14 @@ void land_bind(ordered_json& pod, const std::string& node, bool shared) {
 
 }  // namespace
 
-std::map<std::string, io::QueueStatus> observed_queue_status(const std::vector<ordered_json>& items) {
+std::map<std::string, io::QueueStatus> observed_queue_status(
+    const std::vector<ordered_json>& items) {
   std::map<std::string, io::QueueStatus> out;
   for (const ordered_json& o : items) {
     if (o.value("kind", "") != "Queue") continue;
     const std::string name = text(o, {"metadata", "name"});
-    out[name] = io::read_queue_status(o.contains("status") ? to_yaml(o["status"]) : YAML::Node(), "Queue " + name + ".status");
+    out[name] = io::read_queue_status(o.contains("status") ? to_yaml(o["status"]) : YAML::Node(),
+                                      "Queue " + name + ".status");
   }
   return out;
 }
@@ -115,7 +118,8 @@ std::map<std::string, io::QueueStatus> predict_queue_status(const std::vector<or
   std::map<std::string, std::string> parents;
   for (const ordered_json& item : items) {
     const std::string kind = item.value("kind", "");
-    const std::string ns = text(item, {"metadata", "namespace"}), name = text(item, {"metadata", "name"});
+    const std::string ns = text(item, {"metadata", "namespace"}),
+                      name = text(item, {"metadata", "name"});
     if (kind == "Queue") parents[name] = text(item, {"spec", "parentQueue"});
     if (kind == "Pod") {
       auto bound = binds.find(ns + "/" + name);
@@ -135,19 +139,23 @@ std::map<std::string, io::QueueStatus> predict_queue_status(const std::vector<or
   io::QueueStatusSums sums;
   for (const auto& [key, pg] : index.pod_groups()) {
     // A preemptible PodGroup keeps the allocatedNonPreemptible its status holds.
-    const bool preemptible = io::pod_group_preemptible(&pg, pg["spec"]["priorityClassName"].IsDefined()
-                                                                 ? pg["spec"]["priorityClassName"].Scalar()
-                                                                 : std::string(),
-                                                        index);
+    const bool preemptible = io::pod_group_preemptible(
+        &pg,
+        pg["spec"]["priorityClassName"].IsDefined() ? pg["spec"]["priorityClassName"].Scalar()
+                                                    : std::string(),
+        index);
     io::ResourceAmounts kept;
     if (preemptible && pg["status"].IsDefined() && pg["status"]["resourcesStatus"].IsDefined()) {
-      kept = io::read_queue_status(pg["status"]["resourcesStatus"], "PodGroup " + key + ".status.resourcesStatus")
+      kept = io::read_queue_status(pg["status"]["resourcesStatus"],
+                                   "PodGroup " + key + ".status.resourcesStatus")
                  .allocated_non_preemptible;
     }
-    sums.set_group(key, pg["spec"]["queue"].IsDefined() ? pg["spec"]["queue"].Scalar() : std::string(), preemptible,
-                   std::move(kept));
+    sums.set_group(key,
+                   pg["spec"]["queue"].IsDefined() ? pg["spec"]["queue"].Scalar() : std::string(),
+                   preemptible, std::move(kept));
   }
-  const io::StatusCountOptions counting{.assume_pod_grouper = true, .node_name_means_scheduled = false};
+  const io::StatusCountOptions counting{.assume_pod_grouper = true,
+                                        .node_name_means_scheduled = false};
   for (const YAML::Node& pod : pods) sums.add(io::pod_status_part(pod, index, counting));
   std::map<std::string, io::QueueStatus> out = sums.roll_up(parents);
   for (const auto& [queue, parent] : parents) out.try_emplace(queue);

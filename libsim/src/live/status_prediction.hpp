@@ -22,11 +22,13 @@ std::map<std::string, io::QueueStatus> predict_queue_status(const std::vector<or
                                                             Diagnostics& diagnostics);
 
 /// Each Queue's status as its object holds it.
-std::map<std::string, io::QueueStatus> observed_queue_status(const std::vector<ordered_json>& items);
+std::map<std::string, io::QueueStatus> observed_queue_status(
+    const std::vector<ordered_json>& items);
 
 /// One row per queue, status field and resource (nvidia.com/gpu always, and every resource either
 /// side names), predicted against observed.
 std::vector<DriftRow> status_rows(const std::map<std::string, io::QueueStatus>& predicted,
-                                  const std::map<std::string, io::QueueStatus>& observed, double at_s);
+                                  const std::map<std::string, io::QueueStatus>& observed,
+                                  double at_s);
 
 }  // namespace sim::live

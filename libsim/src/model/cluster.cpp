@@ -13,7 +13,8 @@ std::vector<PluginOption> enabled_plugins(const SchedulerConfig& config) {
   if (config.plugin_list) {
     list = *config.plugin_list;
     auto has = [&](const char* name) {
-      return std::any_of(list.begin(), list.end(), [&](const PluginOption& o) { return o.name == name; });
+      return std::any_of(list.begin(), list.end(),
+                         [&](const PluginOption& o) { return o.name == name; });
     };
     if (p.pod_affinity && !has("podaffinity")) add("podaffinity");
     if (p.numa && !has("numa")) add("numa");
@@ -89,7 +90,8 @@ void apply_plugin_list(SchedulerConfig& config, const std::vector<PluginOption>&
       // nothing, keeps the default true.
       auto reconstruct = plugin.arguments.find("reconstructAvailable");
       static const std::set<std::string> kFalse = {"0", "f", "F", "false", "FALSE", "False"};
-      p.numa_reconstruct_available = reconstruct == plugin.arguments.end() || !kFalse.contains(reconstruct->second);
+      p.numa_reconstruct_available =
+          reconstruct == plugin.arguments.end() || !kFalse.contains(reconstruct->second);
       auto ignore = plugin.arguments.find("ignoreList");
       if (ignore != plugin.arguments.end()) {
         std::string item;
@@ -118,7 +120,10 @@ void apply_placement_strategy(SchedulerConfig& config, bool gpu_binpack, bool cp
 }
 
 std::vector<PriorityClass> default_priority_classes() {
-  return {{"train", 50, false}, {"build-preemptible", 75, false}, {"build", 100, false}, {"inference", 125, false}};
+  return {{"train", 50, false},
+          {"build-preemptible", 75, false},
+          {"build", 100, false},
+          {"inference", 125, false}};
 }
 
 int default_priority(const std::vector<PriorityClass>& classes) {

@@ -31,7 +31,8 @@ GpuRequirement GpuRequirement::with_gpus(double gpus, std::int64_t memory_mib) {
   return g;
 }
 
-GpuRequirement GpuRequirement::multi_fraction(std::int64_t count, double portion, std::int64_t memory_mib) {
+GpuRequirement GpuRequirement::multi_fraction(std::int64_t count, double portion,
+                                              std::int64_t memory_mib) {
   GpuRequirement g;
   g.count = count;
   g.portion = portion;
@@ -43,14 +44,16 @@ double GpuRequirement::gpus() const { return extended_resource_gpus(portion, cou
 
 double GpuRequirement::gpus_quota() const {
   double total = 0;
-  for (const auto& [name, n] : mig) total += static_cast<double>(mig_profile_gpus(name)) * static_cast<double>(n);
+  for (const auto& [name, n] : mig)
+    total += static_cast<double>(mig_profile_gpus(name)) * static_cast<double>(n);
   total += static_cast<double>(dra);  // GetGpusQuota: MIG, then DRA, then extended resources
   return total + extended_resource_gpus(portion, count);
 }
 
 double GpuRequirement::memory_as_fraction(std::int64_t device_memory_mib) const {
   if (memory_mib <= 0 || device_memory_mib <= 0) return 0;
-  return static_cast<double>(count) * (static_cast<double>(memory_mib) / static_cast<double>(device_memory_mib));
+  return static_cast<double>(count) *
+         (static_cast<double>(memory_mib) / static_cast<double>(device_memory_mib));
 }
 
 bool GpuRequirement::is_empty() const {

@@ -16,8 +16,10 @@ typename Map::mapped_type get(const Map& m, const std::string& key) {
 
 // Go's strconv.ParseBool.
 bool parse_go_bool(const std::string& s, bool& out) {
-  if (s == "1" || s == "t" || s == "T" || s == "TRUE" || s == "true" || s == "True") return out = true, true;
-  if (s == "0" || s == "f" || s == "F" || s == "FALSE" || s == "false" || s == "False") return out = false, true;
+  if (s == "1" || s == "t" || s == "T" || s == "TRUE" || s == "true" || s == "True")
+    return out = true, true;
+  if (s == "0" || s == "f" || s == "F" || s == "FALSE" || s == "false" || s == "False")
+    return out = false, true;
   return false;
 }
 
@@ -64,7 +66,8 @@ bool Node::is_mig_enabled() const {
     bool value = false;
     enabled = parse_go_bool(it->second, value) && value;
   } else {
-    for (const auto& [resource, amount] : scalars_allocatable) enabled = enabled || (is_mig_resource(resource) && amount > 0);
+    for (const auto& [resource, amount] : scalars_allocatable)
+      enabled = enabled || (is_mig_resource(resource) && amount > 0);
   }
   mig_enabled_ = enabled ? 1 : 0;
   return enabled;
@@ -77,7 +80,9 @@ std::string Node::mig_strategy() const {
   return it->second;
 }
 
-bool Node::is_cpu_only_node() const { return !is_mig_enabled() && allocatable[kGpu] <= 0 && !dra_gpus; }
+bool Node::is_cpu_only_node() const {
+  return !is_mig_enabled() && allocatable[kGpu] <= 0 && !dra_gpus;
+}
 
 int Node::used_shared_gpu_count() const {
   int n = 0;
@@ -92,8 +97,9 @@ bool Node::group_all_releasing(const std::string& group) const {
 }
 
 bool Node::task_fits_on_group(const GpuRequirement& req, const std::string& group) const {
-  const bool enough = gpu_memory_mib - get(allocated_shared_mib, group) + get(releasing_shared_mib, group) -
-                          gpu_memory_of(req) >= 0;
+  const bool enough = gpu_memory_mib - get(allocated_shared_mib, group) +
+                          get(releasing_shared_mib, group) - gpu_memory_of(req) >=
+                      0;
   return get(used_shared_mib, group) != 0 && enough && !group_all_releasing(group);
 }
 
@@ -118,8 +124,8 @@ namespace {
 // isTaskAllocatableOnNonAllocatedResources one resource at a time: calls `lacks(name)` for each
 // resource the task needs more of than `available` holds, until it returns true (stop).
 template <typename Lacks>
-void visit_shortfalls(const Node& node, const Task& task, const ResourceVec& available, bool include_releasing,
-                      Lacks lacks) {
+void visit_shortfalls(const Node& node, const Task& task, const ResourceVec& available,
+                      bool include_releasing, Lacks lacks) {
   const bool whole_gpus = task.is_regular_gpu_request() || task.is_mig_candidate();
   for (int i = 0; i < kResourceCount; ++i) {
     if (i == kGpu && !whole_gpus) continue;
@@ -143,11 +149,13 @@ void visit_shortfalls(const Node& node, const Task& task, const ResourceVec& ava
 bool Node::task_fits(const Task& task, const ResourceVec& available, bool include_releasing) const {
   if (!is_valid_gpu_portion(task.gpu)) return false;
   bool fits = true;
-  visit_shortfalls(*this, task, available, include_releasing, [&](std::string_view) { return !(fits = false); });
+  visit_shortfalls(*this, task, available, include_releasing,
+                   [&](std::string_view) { return !(fits = false); });
   return fits;
 }
 
-std::string Node::lacking(const Task& task, const ResourceVec& available, bool include_releasing) const {
+std::string Node::lacking(const Task& task, const ResourceVec& available,
+                          bool include_releasing) const {
   std::string out;
   visit_shortfalls(*this, task, available, include_releasing, [&](std::string_view resource) {
     out += (out.empty() ? "" : ", ") + std::string(resource);
@@ -156,7 +164,8 @@ std::string Node::lacking(const Task& task, const ResourceVec& available, bool i
   return out;
 }
 
-std::vector<std::string> Node::shortfalls(const Task& task, const ResourceVec& available, bool include_releasing) const {
+std::vector<std::string> Node::shortfalls(const Task& task, const ResourceVec& available,
+                                          bool include_releasing) const {
   std::vector<std::string> out;
   visit_shortfalls(*this, task, available, include_releasing, [&](std::string_view resource) {
     out.emplace_back(resource);
@@ -239,7 +248,8 @@ bool Node::add_task(Task& task) {
     case TaskStatus::RELEASING:
       releasing += rec.tracked;
       idle -= rec.tracked;
-      for (const auto& [resource, amount] : task.scalars) scalars_releasing[resource] += amount, scalars_idle[resource] -= amount;
+      for (const auto& [resource, amount] : task.scalars)
+        scalars_releasing[resource] += amount, scalars_idle[resource] -= amount;
       break;
     case TaskStatus::PIPELINED:
       releasing -= rec.tracked;
@@ -270,7 +280,8 @@ bool Node::remove_task(TaskId id) {
     case TaskStatus::RELEASING:
       releasing -= rec.tracked;
       idle += rec.tracked;
-      for (const auto& [resource, amount] : rec.scalars) scalars_releasing[resource] -= amount, scalars_idle[resource] += amount;
+      for (const auto& [resource, amount] : rec.scalars)
+        scalars_releasing[resource] -= amount, scalars_idle[resource] += amount;
       break;
     case TaskStatus::PIPELINED:
       releasing += rec.tracked;
@@ -305,7 +316,8 @@ void Node::add_shared(const NodeTaskRecord& rec, const std::string& group) {
           releasing += one_gpu;
           releasing_shared_gpus.insert(group);
         }
-        if (static_cast<int>(gpu_count()) < static_cast<int>(idle[kGpu]) + used_gpu_count()) idle -= one_gpu;
+        if (static_cast<int>(gpu_count()) < static_cast<int>(idle[kGpu]) + used_gpu_count())
+          idle -= one_gpu;
       }
       break;
     case TaskStatus::PIPELINED:
@@ -315,7 +327,8 @@ void Node::add_shared(const NodeTaskRecord& rec, const std::string& group) {
     default:
       allocated_shared_mib[group] += mem;
       if (used_shared_mib[group] <= mem) {  // first fraction on this group takes a whole GPU
-        if (static_cast<int>(gpu_count()) < static_cast<int>(idle[kGpu]) + used_gpu_count()) idle -= one_gpu;
+        if (static_cast<int>(gpu_count()) < static_cast<int>(idle[kGpu]) + used_gpu_count())
+          idle -= one_gpu;
       }
       if (releasing_shared_gpus.contains(group)) {
         releasing -= one_gpu;
@@ -334,7 +347,8 @@ void Node::remove_shared(const NodeTaskRecord& rec, const std::string& group) {
       releasing_shared_mib[group] -= mem;
       allocated_shared_mib[group] -= mem;
       if (used_shared_mib[group] <= 0) {
-        if (static_cast<int>(gpu_count()) >= static_cast<int>(idle[kGpu]) + used_gpu_count()) idle += one_gpu;
+        if (static_cast<int>(gpu_count()) >= static_cast<int>(idle[kGpu]) + used_gpu_count())
+          idle += one_gpu;
         if (releasing_shared_gpus.erase(group) > 0) releasing -= one_gpu;
       }
       break;
@@ -345,7 +359,8 @@ void Node::remove_shared(const NodeTaskRecord& rec, const std::string& group) {
     default:
       allocated_shared_mib[group] -= mem;
       if (used_shared_mib[group] <= 0) {
-        if (static_cast<int>(gpu_count()) >= static_cast<int>(idle[kGpu]) + used_gpu_count()) idle += one_gpu;
+        if (static_cast<int>(gpu_count()) >= static_cast<int>(idle[kGpu]) + used_gpu_count())
+          idle += one_gpu;
       }
       if (is_gpu_releasing_from_shared(group) && !releasing_shared_gpus.contains(group)) {
         releasing += one_gpu;

@@ -18,12 +18,13 @@ std::optional<long long> node_number(const std::string& name) {
 
 void finish_numa_topology(NumaTopology& topology) {
   // numa_topology.go sortZones: the kubelet prefers the lowest NUMA node among equal hints.
-  std::stable_sort(topology.zones.begin(), topology.zones.end(), [](const NumaZone& a, const NumaZone& b) {
-    const std::optional<long long> x = node_number(a.id), y = node_number(b.id);
-    if (x && y && *x != *y) return *x < *y;
-    if (x.has_value() != y.has_value()) return x.has_value();
-    return a.id < b.id;
-  });
+  std::stable_sort(topology.zones.begin(), topology.zones.end(),
+                   [](const NumaZone& a, const NumaZone& b) {
+                     const std::optional<long long> x = node_number(a.id), y = node_number(b.id);
+                     if (x && y && *x != *y) return *x < *y;
+                     if (x.has_value() != y.has_value()) return x.has_value();
+                     return a.id < b.id;
+                   });
   topology.resources.clear();
   for (const NumaZone& z : topology.zones) {
     for (const auto& [name, amount] : z.available) topology.resources.insert(name);

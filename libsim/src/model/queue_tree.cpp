@@ -77,8 +77,9 @@ QueueTree QueueTree::build(std::span<const QueueLink> links, Diagnostics& diagno
     boost::depth_first_search(graph, boost::visitor(CycleDetector{}));
   } catch (const CycleFound& found) {
     const QueueLink& link = links[found.on_cycle];
-    throw InputError(link.where, link.path + ".parentQueue",
-                     "queue hierarchy has a cycle: " + describe_cycle(links, found.on_cycle, index));
+    throw InputError(
+        link.where, link.path + ".parentQueue",
+        "queue hierarchy has a cycle: " + describe_cycle(links, found.on_cycle, index));
   }
 
   // KAI deletes a queue whose parent is missing together with everything below it.
@@ -86,11 +87,10 @@ QueueTree QueueTree::build(std::span<const QueueLink> links, Diagnostics& diagno
   for (std::size_t orphan : orphans) {
     std::size_t count = 0;
     auto colors = std::vector<boost::default_color_type>(links.size());
-    boost::breadth_first_search(
-        graph, orphan,
-        boost::visitor(Marker{{}, &dropped, &count})
-            .color_map(boost::make_iterator_property_map(colors.begin(),
-                                                         boost::get(boost::vertex_index, graph))));
+    boost::breadth_first_search(graph, orphan,
+                                boost::visitor(Marker{{}, &dropped, &count})
+                                    .color_map(boost::make_iterator_property_map(
+                                        colors.begin(), boost::get(boost::vertex_index, graph))));
     diagnostics.warn(links[orphan].where, links[orphan].path + ".parentQueue",
                      "parent queue \"" + links[orphan].parent + "\" does not exist; dropping \"" +
                          links[orphan].uid + "\"" +
@@ -102,7 +102,8 @@ QueueTree QueueTree::build(std::span<const QueueLink> links, Diagnostics& diagno
   auto by_uid = [&](std::size_t a, std::size_t b) { return links[a].uid < links[b].uid; };
   auto sorted_children = [&](std::size_t v) {
     std::vector<std::size_t> kids;
-    for (auto [e, end] = boost::out_edges(v, graph); e != end; ++e) kids.push_back(boost::target(*e, graph));
+    for (auto [e, end] = boost::out_edges(v, graph); e != end; ++e)
+      kids.push_back(boost::target(*e, graph));
     std::sort(kids.begin(), kids.end(), by_uid);
     return kids;
   };
@@ -134,7 +135,8 @@ QueueTree QueueTree::build(std::span<const QueueLink> links, Diagnostics& diagno
     const QueueId id = id_of[src];
     tree.uid_[id] = links[src].uid;
     tree.source_index_[id] = src;
-    tree.parent_[id] = links[src].parent.empty() ? QueueId::invalid() : id_of[index.at(links[src].parent)];
+    tree.parent_[id] =
+        links[src].parent.empty() ? QueueId::invalid() : id_of[index.at(links[src].parent)];
     if (tree.parent_[id].valid()) tree.children_[tree.parent_[id]].push_back(id);
     tree.level_order_.push_back(id);
     if (pos < root_count) tree.roots_.push_back(id);
@@ -147,6 +149,5 @@ QueueId QueueTree::find(std::string_view uid) const {
   auto it = by_uid_.find(std::string(uid));
   return it == by_uid_.end() ? QueueId::invalid() : it->second;
 }
-
 
 }  // namespace sim::model

@@ -85,7 +85,9 @@ YAML::Node gpu_block(const QueueResource& r) {
 
 YAML::Node unlimited_block() { return gpu_block(QueueResource{}); }
 
-QueueResource resource_of(const model::QuotaSpec& q) { return {q.quota, q.limit, q.over_quota_weight}; }
+QueueResource resource_of(const model::QuotaSpec& q) {
+  return {q.quota, q.limit, q.over_quota_weight};
+}
 
 // MIG memory of a profile, in MiB: its share of the model's memory slices.
 int profile_memory_mib(const model::GpuModel& m, const model::MigProfile& p) {
@@ -123,13 +125,15 @@ BaseScenario::~BaseScenario() {
   }
 }
 
-std::shared_ptr<const BaseScenario> BaseScenario::load(const PlanSpec& plan, Diagnostics& diagnostics) {
+std::shared_ptr<const BaseScenario> BaseScenario::load(const PlanSpec& plan,
+                                                       Diagnostics& diagnostics) {
   std::shared_ptr<BaseScenario> b(new BaseScenario());
   b->plan_ = &plan;
   if (plan.trace) {
     std::error_code ec;
-    const fs::path dir = fs::temp_directory_path(ec) / ("kaisim-plan-" + std::to_string(::getpid()) + "-" +
-                                                        std::to_string(trace_dirs.fetch_add(1)));
+    const fs::path dir =
+        fs::temp_directory_path(ec) / ("kaisim-plan-" + std::to_string(::getpid()) + "-" +
+                                       std::to_string(trace_dirs.fetch_add(1)));
     fs::create_directories(dir, ec);
     if (ec) throw Error(ErrorCode::IO, dir.string() + ": cannot create: " + ec.message());
     b->trace_dir_ = dir.string();
@@ -154,7 +158,8 @@ std::shared_ptr<const BaseScenario> BaseScenario::load(const PlanSpec& plan, Dia
   for (const HardwareOption& h : plan.hardware) {
     Candidate c = b->base_candidate();
     c.hardware = h.name;
-    c.nodes = b->nodes_at(h.count ? static_cast<int>(h.count->max) : static_cast<int>(plan.gpus->count.max), h.name);
+    c.nodes = b->nodes_at(
+        h.count ? static_cast<int>(h.count->max) : static_cast<int>(plan.gpus->count.max), h.name);
     const ScenarioText t = b->text_for(c, plan.first_seed);
     api::ReplayOptions check;
     check.scenario_path = t.name;
@@ -188,7 +193,8 @@ YAML::Node BaseScenario::root_for(std::uint64_t seed) const {
     std::ofstream f(csv, std::ios::binary);
     f << t.files.at("pods.csv");
     if (!f) throw Error(ErrorCode::IO, csv.string() + ": write failed");
-    if (!root_.IsDefined() || root_.IsNull()) root_ = io::parse_single_document(t.files.at("scenario.yaml"), file_);
+    if (!root_.IsDefined() || root_.IsNull())
+      root_ = io::parse_single_document(t.files.at("scenario.yaml"), file_);
   }
   YAML::Node root = YAML::Clone(root_);
   root["trace"] = csv.filename().string();
@@ -207,7 +213,8 @@ void BaseScenario::read(const YAML::Node& root, const PlanSpec& plan, Diagnostic
       info.gpus_per_node = get(p, "gpusPerNode").IsDefined() ? get(p, "gpusPerNode").as<int>(0) : 0;
       info.gpu_model = get(p, "gpuModel").IsDefined() ? get(p, "gpuModel").as<std::string>("") : "";
       const model::GpuModel* m = model::find_gpu_model(info.gpu_model);
-      info.gpu_memory_mib = get(p, "gpuMemoryMib").IsDefined() ? get(p, "gpuMemoryMib").as<int>(0) : (m ? m->memory_mib : 0);
+      info.gpu_memory_mib = get(p, "gpuMemoryMib").IsDefined() ? get(p, "gpuMemoryMib").as<int>(0)
+                                                               : (m ? m->memory_mib : 0);
       info.quota_gpus_per_node = info.gpus_per_node;
       const YAML::Node mig = get(p, "mig");
       if (mig.IsDefined() && mig.IsMap() && m != nullptr) {
@@ -227,15 +234,18 @@ void BaseScenario::read(const YAML::Node& root, const PlanSpec& plan, Diagnostic
   const YAML::Node manifests = get(root, "manifests");
   auto add_queue = [&](const YAML::Node& doc, const std::string& file, std::size_t position) {
     const Field f(doc, "", &file);
-    const model::QueueSpec spec = io::read_queue_object(f, static_cast<std::int64_t>(position), diagnostics);
+    const model::QueueSpec spec =
+        io::read_queue_object(f, static_cast<std::int64_t>(position), diagnostics);
     PlannedQueue q;
     q.name = spec.name;
     q.parent = spec.parent;
     const YAML::Node spec_node = get(doc, "spec");
     if (get(spec_node, "priority").IsDefined()) q.priority = spec.priority;
     q.display_name = spec.display_name;
-    if (get(spec_node, "preemptMinRuntime").IsDefined()) q.preempt_min_runtime = get(spec_node, "preemptMinRuntime").Scalar();
-    if (get(spec_node, "reclaimMinRuntime").IsDefined()) q.reclaim_min_runtime = get(spec_node, "reclaimMinRuntime").Scalar();
+    if (get(spec_node, "preemptMinRuntime").IsDefined())
+      q.preempt_min_runtime = get(spec_node, "preemptMinRuntime").Scalar();
+    if (get(spec_node, "reclaimMinRuntime").IsDefined())
+      q.reclaim_min_runtime = get(spec_node, "reclaimMinRuntime").Scalar();
     const YAML::Node res = get(spec_node, "resources");
     q.gpu = resource_of(spec.gpu);
     if (get(res, "cpu").IsDefined()) q.cpu = resource_of(spec.cpu);
@@ -246,7 +256,8 @@ void BaseScenario::read(const YAML::Node& root, const PlanSpec& plan, Diagnostic
     for (std::size_t i = 0; i < manifests.size(); ++i) {
       const YAML::Node entry = manifests[i];
       if (entry.IsMap()) {
-        if (get(entry, "kind").IsDefined() && get(entry, "kind").Scalar() == "Queue") add_queue(entry, file_, i);
+        if (get(entry, "kind").IsDefined() && get(entry, "kind").Scalar() == "Queue")
+          add_queue(entry, file_, i);
         continue;
       }
       if (!entry.IsScalar()) continue;
@@ -271,19 +282,22 @@ void BaseScenario::read(const YAML::Node& root, const PlanSpec& plan, Diagnostic
       const YAML::Node apply = get(s, "apply");
       if (!apply.IsDefined() || !apply.IsSequence()) continue;
       for (const YAML::Node& a : apply) {
-        if (!a.IsMap() || !get(a, "kind").IsDefined() || get(a, "kind").Scalar() != "Queue") continue;
+        if (!a.IsMap() || !get(a, "kind").IsDefined() || get(a, "kind").Scalar() != "Queue")
+          continue;
         const std::string name = get(get(a, "metadata"), "name").as<std::string>("");
         for (const QuotaKnob& k : plan.quotas) {
           if (k.queue == name) {
-            diagnostics.warn(k.where, k.path, "a step of the scenario applies queue " + name +
-                                                  " again; the knob's values hold only until then");
+            diagnostics.warn(k.where, k.path,
+                             "a step of the scenario applies queue " + name +
+                                 " again; the knob's values hold only until then");
           }
         }
       }
     }
   }
   std::sort(step_times_ms_.begin(), step_times_ms_.end());
-  step_times_ms_.erase(std::unique(step_times_ms_.begin(), step_times_ms_.end()), step_times_ms_.end());
+  step_times_ms_.erase(std::unique(step_times_ms_.begin(), step_times_ms_.end()),
+                       step_times_ms_.end());
 }
 
 const PoolInfo* BaseScenario::pool(const std::string& name) const {
@@ -332,21 +346,26 @@ void BaseScenario::check_knobs(const PlanSpec& plan) const {
   };
   if (plan.gpus) {
     const std::vector<std::string> names = knob_pools();
-    if (names.empty()) throw InputError(plan.gpus->where, plan.gpus->path, "the base scenario has no node pool with GPUs");
+    if (names.empty())
+      throw InputError(plan.gpus->where, plan.gpus->path,
+                       "the base scenario has no node pool with GPUs");
     for (const std::string& n : names) {
       const PoolInfo* p = pool(n);
       if (p == nullptr) {
         std::string known;
         for (const PoolInfo& info : pools_) known += (known.empty() ? "" : ", ") + info.name;
         throw InputError(plan.gpus->where, plan.gpus->path,
-                         "the base scenario has no node pool \"" + n + "\" (cluster.nodePools: " +
-                             (known.empty() ? "none" : known) + ")");
+                         "the base scenario has no node pool \"" + n +
+                             "\" (cluster.nodePools: " + (known.empty() ? "none" : known) + ")");
       }
-      if (p->gpus_per_node == 0) throw InputError(plan.gpus->where, plan.gpus->path, "node pool \"" + n + "\" has no GPUs");
+      if (p->gpus_per_node == 0)
+        throw InputError(plan.gpus->where, plan.gpus->path, "node pool \"" + n + "\" has no GPUs");
     }
   }
-  auto check_queue = [&](const std::string& q, const SourceLocation& where, const std::string& path) {
-    if (!has_queue(q)) throw InputError(where, path, "the base scenario has no queue \"" + q + "\" at time 0");
+  auto check_queue = [&](const std::string& q, const SourceLocation& where,
+                         const std::string& path) {
+    if (!has_queue(q))
+      throw InputError(where, path, "the base scenario has no queue \"" + q + "\" at time 0");
   };
   for (const QuotaKnob& k : plan.quotas) check_queue(k.queue, k.where, k.path);
   for (const HardwareOption& h : plan.hardware) {
@@ -357,7 +376,8 @@ void BaseScenario::check_knobs(const PlanSpec& plan) const {
   }
   for (const Tenant& t : plan.tenants) {
     if (!has_queue(t.queue)) {
-      throw InputError({plan.file, 0, 0}, "tenants." + t.team + ".queue", "the base scenario has no queue \"" + t.queue + "\"");
+      throw InputError({plan.file, 0, 0}, "tenants." + t.team + ".queue",
+                       "the base scenario has no queue \"" + t.queue + "\"");
     }
   }
   // Child quotas within the parent's (KAI's queue webhook warns when the children's quotas add
@@ -389,8 +409,10 @@ void BaseScenario::check_knobs(const PlanSpec& plan) const {
           break;
         }
       }
-      throw InputError(where, path, "the children of " + parent.name + " need at least " + gpus_text(children) +
-                                        " GPUs of quota, more than its quota can be (" + gpus_text(high[parent.name]) + ")");
+      throw InputError(where, path,
+                       "the children of " + parent.name + " need at least " + gpus_text(children) +
+                           " GPUs of quota, more than its quota can be (" +
+                           gpus_text(high[parent.name]) + ")");
     }
   }
 }
@@ -422,9 +444,10 @@ std::map<std::string, int> BaseScenario::nodes_at(int v, const std::string& /*ha
   for (const std::string& name : plan_->gpus->pools) {
     for (const PoolInfo& p : pools_) {
       if (name != p.name && !(name == "*" && p.gpus_per_node > 0)) continue;
-      out[p.name] = plan_->gpus->scaled
-                        ? std::max(1, static_cast<int>(std::lround(static_cast<double>(p.count) * v / 100.0)))
-                        : v;
+      out[p.name] =
+          plan_->gpus->scaled
+              ? std::max(1, static_cast<int>(std::lround(static_cast<double>(p.count) * v / 100.0)))
+              : v;
     }
   }
   return out;
@@ -459,24 +482,27 @@ void BaseScenario::apply_hardware(YAML::Node& root, const HardwareOption& h) con
     YAML::Node p = pools[i];
     if (get(p, "name").as<std::string>("") != knob_pool) continue;
     for (const char* key : {"gpuModel", "gpusPerNode", "gpuMemoryMib", "mig"}) p.remove(key);
-    for (auto it = fields.begin(); it != fields.end(); ++it) p[it->first.Scalar()] = YAML::Clone(it->second);
+    for (auto it = fields.begin(); it != fields.end(); ++it)
+      p[it->first.Scalar()] = YAML::Clone(it->second);
   }
   // On MIG GPUs a pod asks for an instance: the smallest that holds the memory it asked for on
   // the base GPU (a fraction of it, or gpu-memory), or the named one for whole GPUs.
   const YAML::Node mig = get(fields, "mig");
   if (!mig.IsDefined() || !mig.IsMap()) return;
   const model::GpuModel* m = model::find_gpu_model(get(fields, "gpuModel").as<std::string>(""));
-  if (m == nullptr) return;  // the replay's check names the problem
+  if (m == nullptr) return;                           // the replay's check names the problem
   std::vector<std::pair<int, std::string>> profiles;  // memory MiB, name
   for (auto it = mig.begin(); it != mig.end(); ++it) {
-    if (const model::MigProfile* p = m->profile(it->first.Scalar())) profiles.emplace_back(profile_memory_mib(*m, *p), p->name);
+    if (const model::MigProfile* p = m->profile(it->first.Scalar()))
+      profiles.emplace_back(profile_memory_mib(*m, *p), p->name);
   }
   std::sort(profiles.begin(), profiles.end());
   const double base_mib = before ? before->gpu_memory_mib : 0;
   if (!get(root, "generators").IsDefined() || !get(root, "generators").IsSequence()) return;
   YAML::Node generators = root["generators"];
   for (std::size_t g = 0; g < generators.size(); ++g) {
-    if (!get(generators[g], "sizes").IsDefined() || !get(generators[g], "sizes").IsSequence()) continue;
+    if (!get(generators[g], "sizes").IsDefined() || !get(generators[g], "sizes").IsSequence())
+      continue;
     YAML::Node sizes = generators[g]["sizes"];
     for (std::size_t i = 0; i < sizes.size(); ++i) {
       YAML::Node s = sizes[i];
@@ -492,7 +518,8 @@ void BaseScenario::apply_hardware(YAML::Node& root, const HardwareOption& h) con
             break;
           }
         }
-        if (profile.empty() && !profiles.empty()) profile = profiles.back().second;  // the largest there is
+        if (profile.empty() && !profiles.empty())
+          profile = profiles.back().second;  // the largest there is
       } else if (get(s, "gpus").IsDefined() && !h.whole_gpu_profile.empty()) {
         profile = h.whole_gpu_profile;
         instances = get(s, "gpus").as<int>(1);
@@ -562,7 +589,8 @@ ScenarioText BaseScenario::text_for(const Candidate& c, std::uint64_t seed) cons
   emit(e, root);
   std::string name = plan_->name;
   if (c.hardware.size()) name += "/" + c.hardware;
-  return {std::string(e.c_str()) + "\n", file_ + " [" + name + ", seed " + std::to_string(seed) + "]", base_dir_};
+  return {std::string(e.c_str()) + "\n",
+          file_ + " [" + name + ", seed " + std::to_string(seed) + "]", base_dir_};
 }
 
 double BaseScenario::gpus_of(const Candidate& c) const {
@@ -573,14 +601,17 @@ double BaseScenario::gpus_of(const Candidate& c) const {
       for (const HardwareOption& h : plan_->hardware) {
         if (h.name != c.hardware) continue;
         const YAML::Node f = YAML::Load(h.pool_yaml);
-        info.gpus_per_node = get(f, "gpusPerNode").IsDefined() ? get(f, "gpusPerNode").as<int>(0) : p.gpus_per_node;
+        info.gpus_per_node =
+            get(f, "gpusPerNode").IsDefined() ? get(f, "gpusPerNode").as<int>(0) : p.gpus_per_node;
         info.quota_gpus_per_node = info.gpus_per_node;
-        const model::GpuModel* m = model::find_gpu_model(get(f, "gpuModel").IsDefined() ? get(f, "gpuModel").as<std::string>("") : p.gpu_model);
+        const model::GpuModel* m = model::find_gpu_model(
+            get(f, "gpuModel").IsDefined() ? get(f, "gpuModel").as<std::string>("") : p.gpu_model);
         const YAML::Node mig = get(f, "mig");
         if (mig.IsDefined() && mig.IsMap() && m != nullptr) {
           double per_gpu = 0;
           for (auto it = mig.begin(); it != mig.end(); ++it) {
-            if (const model::MigProfile* mp = m->profile(it->first.Scalar())) per_gpu += it->second.as<int>(0) * mp->compute_slices;
+            if (const model::MigProfile* mp = m->profile(it->first.Scalar()))
+              per_gpu += it->second.as<int>(0) * mp->compute_slices;
           }
           info.quota_gpus_per_node = per_gpu * info.gpus_per_node;
         }

@@ -19,10 +19,10 @@ namespace sim::plan {
 
 /// One configuration the planner judges.
 struct Candidate {
-  std::map<std::string, int> nodes;               ///< node count of each pool the GPU knob moves
-  std::map<std::string, QueueResource> gpu;       ///< GPU block of each queue a quota knob moves
-  std::string hardware;                           ///< alternative's name; empty: the base hardware
-  int knob = 0;                                   ///< the searched integer: nodes, or percent
+  std::map<std::string, int> nodes;          ///< node count of each pool the GPU knob moves
+  std::map<std::string, QueueResource> gpu;  ///< GPU block of each queue a quota knob moves
+  std::string hardware;                      ///< alternative's name; empty: the base hardware
+  int knob = 0;                              ///< the searched integer: nodes, or percent
   friend bool operator==(const Candidate&, const Candidate&) = default;
 };
 
@@ -89,11 +89,12 @@ class BaseScenario {
   const PlanSpec* plan_ = nullptr;
   std::string file_;
   std::string base_dir_;
-  mutable YAML::Node root_;                      // the scenario (seed first_seed's for a trace base)
-  std::string trace_dir_;                        // genTrace: a folder of this run with each seed's CSV
+  mutable YAML::Node root_;  // the scenario (seed first_seed's for a trace base)
+  std::string trace_dir_;    // genTrace: a folder of this run with each seed's CSV
   std::vector<PoolInfo> pools_;
-  std::vector<PlannedQueue> queues_;             // in manifest order
-  std::vector<std::pair<std::size_t, std::vector<YAML::Node>>> queue_files_;  // manifests[i] -> its docs
+  std::vector<PlannedQueue> queues_;  // in manifest order
+  std::vector<std::pair<std::size_t, std::vector<YAML::Node>>>
+      queue_files_;  // manifests[i] -> its docs
   std::int64_t duration_ms_ = 600000, period_ms_ = 1000;
   std::vector<std::int64_t> step_times_ms_;
 };

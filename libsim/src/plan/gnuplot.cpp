@@ -34,10 +34,12 @@ std::string gp_string(const std::string& s) {
   return out + "'";
 }
 
-std::optional<std::map<std::string, std::string>> draw(const std::vector<Figure>& figures, std::string& why) {
+std::optional<std::map<std::string, std::string>> draw(const std::vector<Figure>& figures,
+                                                       std::string& why) {
   std::error_code ec;
-  const fs::path dir = fs::temp_directory_path(ec) /
-                       ("kaisim-figures-" + std::to_string(::getpid()) + "-" + std::to_string(folders.fetch_add(1)));
+  const fs::path dir =
+      fs::temp_directory_path(ec) /
+      ("kaisim-figures-" + std::to_string(::getpid()) + "-" + std::to_string(folders.fetch_add(1)));
   fs::create_directories(dir, ec);
   if (ec) {
     why = dir.string() + ": cannot create: " + ec.message();
@@ -56,7 +58,8 @@ std::optional<std::map<std::string, std::string>> draw(const std::vector<Figure>
     for (const auto& [name, text] : f.data) {
       std::ofstream(dir / name, std::ios::binary) << text;
     }
-    script << "reset\nset terminal svg size 760,460 noenhanced font 'DejaVu Sans,12' background rgb 'white'\n"
+    script << "reset\nset terminal svg size 760,460 noenhanced font 'DejaVu Sans,12' background "
+              "rgb 'white'\n"
            << "set output " << gp_string(f.file) << "\n"
            << "set datafile separator '\\t'\n"
            << f.script << "\nunset output\n";
@@ -65,15 +68,17 @@ std::optional<std::map<std::string, std::string>> draw(const std::vector<Figure>
   const std::string log = (dir / "gnuplot.log").string();
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, log.c_str(),
+                                   O_WRONLY | O_CREAT | O_APPEND, 0600);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   // gnuplot reads its script from the folder; chdir there in the child via `cd` in the script
   // would need the path quoted: run it with the folder as argument instead.
   const std::string script_path = (dir / "figures.gp").string();
   const std::string cd = "cd " + gp_string(dir.string());
-  char* argv[] = {const_cast<char*>("gnuplot"), const_cast<char*>("-e"), const_cast<char*>(cd.c_str()),
-                  const_cast<char*>(script_path.c_str()), nullptr};
+  char* argv[] = {const_cast<char*>("gnuplot"), const_cast<char*>("-e"),
+                  const_cast<char*>(cd.c_str()), const_cast<char*>(script_path.c_str()), nullptr};
   pid_t pid = 0;
   const int spawned = posix_spawnp(&pid, "gnuplot", &actions, nullptr, argv, environ);
   posix_spawn_file_actions_destroy(&actions);

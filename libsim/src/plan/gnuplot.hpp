@@ -16,7 +16,8 @@ struct Figure {
 
 /// Draws every figure in one gnuplot run inside a private temporary folder; returns the SVG
 /// text by file name, or nullopt (with the reason in `why`) when gnuplot is missing or fails.
-std::optional<std::map<std::string, std::string>> draw(const std::vector<Figure>& figures, std::string& why);
+std::optional<std::map<std::string, std::string>> draw(const std::vector<Figure>& figures,
+                                                       std::string& why);
 
 /// A string as a gnuplot string literal (single quotes, a quote doubled).
 std::string gp_string(const std::string& s);

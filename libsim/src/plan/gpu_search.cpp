@@ -15,7 +15,10 @@ namespace {
 class GpuSearch {
  public:
   GpuSearch(Planner& p, std::string hardware, const Range& range)
-      : p_(p), hardware_(std::move(hardware)), lo_(static_cast<int>(range.min)), hi_(static_cast<int>(range.max)) {}
+      : p_(p),
+        hardware_(std::move(hardware)),
+        lo_(static_cast<int>(range.min)),
+        hi_(static_cast<int>(range.max)) {}
 
   Answer run() {
     Answer a;
@@ -35,7 +38,8 @@ class GpuSearch {
     }
     if (pass < 0) {
       a.found = false;
-      // Every measure of the closest count, for the explanation (its replays may have stopped early).
+      // Every measure of the closest count, for the explanation (its replays may have stopped
+      // early).
       a.chosen = &p_.complete(at(hi_), SeedSet::MAIN, "closest");
       a.notes.push_back("no node count up to " + std::to_string(hi_) + " meets every target");
       finish(a);
@@ -73,7 +77,8 @@ class GpuSearch {
         const Judgement& fresh = p_.judge_one(candidate(k), SeedSet::FRESH, "recheck", true);
         if (fresh.feasible) {
           if (k != pass) {
-            a.notes.push_back(std::to_string(pass) + " nodes met the targets on the seeds but not on fresh seeds; " +
+            a.notes.push_back(std::to_string(pass) +
+                              " nodes met the targets on the seeds but not on fresh seeds; " +
                               std::to_string(k) + " meet them on both");
           }
           a.chosen = &main;
@@ -84,7 +89,8 @@ class GpuSearch {
         if (a.recheck == nullptr) a.recheck = &fresh;
       }
       if (!a.recheck_holds) {
-        a.notes.push_back("no node count up to " + std::to_string(hi_) + " meets every target on the fresh seeds as well");
+        a.notes.push_back("no node count up to " + std::to_string(hi_) +
+                          " meets every target on the fresh seeds as well");
       }
     } else {
       a.recheck_holds = true;
@@ -138,7 +144,8 @@ class GpuSearch {
       if (seen_pass && !j->feasible) a.non_monotone.push_back(n);
     }
     for (int n : a.non_monotone) {
-      a.notes.push_back(std::to_string(n) + " nodes fail although fewer meet the targets (not monotone: gangs or "
+      a.notes.push_back(std::to_string(n) +
+                        " nodes fail although fewer meet the targets (not monotone: gangs or "
                         "fragmentation)");
     }
   }
@@ -156,6 +163,8 @@ Answer search_gpus(Planner& planner, const std::string& hardware, const Range& r
   return GpuSearch(planner, hardware, range).run();
 }
 
-Answer answer_gpus(Planner& planner) { return search_gpus(planner, "", planner.plan().gpus->count); }
+Answer answer_gpus(Planner& planner) {
+  return search_gpus(planner, "", planner.plan().gpus->count);
+}
 
 }  // namespace sim::plan

@@ -29,7 +29,9 @@ Answer answer_hardware(Planner& planner) {
   // The answer: the cheapest alternative that meets the targets (by cost when every one that
   // meets them has a price, else by physical GPUs), ties in the plan's order.
   const HardwareRow* best = nullptr;
-  auto cost = [](const HardwareRow& r) { return r.price_per_gpu_hour ? *r.price_per_gpu_hour * r.devices : r.devices; };
+  auto cost = [](const HardwareRow& r) {
+    return r.price_per_gpu_hour ? *r.price_per_gpu_hour * r.devices : r.devices;
+  };
   bool priced = true;
   for (const HardwareRow& r : a.hardware) priced = priced && (!r.meets || r.price_per_gpu_hour);
   for (const HardwareRow& r : a.hardware) {
@@ -42,7 +44,9 @@ Answer answer_hardware(Planner& planner) {
   a.recheck_holds = a.found;
   a.chosen = best != nullptr ? best->answer : a.hardware.front().answer;
   for (const Entry& e : planner.entries()) {
-    if (e.seeds == SeedSet::FRESH && best != nullptr && e.judgement.candidate == best->answer->candidate) a.recheck = &e.judgement;
+    if (e.seeds == SeedSet::FRESH && best != nullptr &&
+        e.judgement.candidate == best->answer->candidate)
+      a.recheck = &e.judgement;
   }
   return a;
 }

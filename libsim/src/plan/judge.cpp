@@ -29,17 +29,21 @@ Interval t_interval(const std::vector<double>& values, double level) {
 
 double Check::deciding() const { return lower ? interval.lower : interval.upper; }
 
-std::string stop_rule_name(std::size_t t, const std::string& queue) { return "t" + std::to_string(t) + "|" + queue; }
+std::string stop_rule_name(std::size_t t, const std::string& queue) {
+  return "t" + std::to_string(t) + "|" + queue;
+}
 
-Judgement judge(const PlanSpec& plan, const BaseScenario& base, const Candidate& c, std::vector<std::uint64_t> seeds,
-                std::vector<SeedMeasure> measures) {
+Judgement judge(const PlanSpec& plan, const BaseScenario& base, const Candidate& c,
+                std::vector<std::uint64_t> seeds, std::vector<SeedMeasure> measures) {
   Judgement j;
   j.candidate = c;
   j.seeds = std::move(seeds);
   j.measures = std::move(measures);
   j.feasible = true;
   bool all_stopped = !j.measures.empty();
-  for (const SeedMeasure& m : j.measures) all_stopped = all_stopped && !m.stopped_by.empty() && m.stopped_by == j.measures.front().stopped_by;
+  for (const SeedMeasure& m : j.measures)
+    all_stopped =
+        all_stopped && !m.stopped_by.empty() && m.stopped_by == j.measures.front().stopped_by;
   if (all_stopped) j.stopped_by = j.measures.front().stopped_by;
   for (std::size_t t = 0; t < plan.targets.size(); ++t) {
     const Target& target = plan.targets[t];
@@ -57,7 +61,8 @@ Judgement judge(const PlanSpec& plan, const BaseScenario& base, const Candidate&
       check.interval = t_interval(check.values, plan.confidence);
       check.lower = target.is_lower_bound();
       const double bound = target.is_lower_bound() ? check.interval.lower : check.interval.upper;
-      check.holds = target.is_lower_bound() ? bound >= target.bound - 1e-12 : bound <= target.bound + 1e-12;
+      check.holds =
+          target.is_lower_bound() ? bound >= target.bound - 1e-12 : bound <= target.bound + 1e-12;
       if (!j.stopped_by.empty() && j.stopped_by == stop_rule_name(t, q)) check.holds = false;
       check.partial = !j.stopped_by.empty() && j.stopped_by != stop_rule_name(t, q);
       // How far from the target, as a ratio (a zero target counts any excess as a ratio above 1).

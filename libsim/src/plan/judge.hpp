@@ -24,8 +24,8 @@ Interval t_interval(const std::vector<double>& values, double level);
 
 /// One target on one queue (a "*" target is checked on every leaf queue).
 struct Check {
-  std::size_t target = 0;  ///< index into PlanSpec::targets
-  std::string queue;       ///< "cluster" or a queue
+  std::size_t target = 0;      ///< index into PlanSpec::targets
+  std::string queue;           ///< "cluster" or a queue
   std::vector<double> values;  ///< per seed, in seed order
   Interval interval;
   bool holds = false;
@@ -54,7 +54,7 @@ struct Judgement {
 std::string stop_rule_name(std::size_t t, const std::string& queue);
 
 /// Judges `measures` (one per seed, same order as `seeds`) against the plan's targets.
-Judgement judge(const PlanSpec& plan, const BaseScenario& base, const Candidate& c, std::vector<std::uint64_t> seeds,
-                std::vector<SeedMeasure> measures);
+Judgement judge(const PlanSpec& plan, const BaseScenario& base, const Candidate& c,
+                std::vector<std::uint64_t> seeds, std::vector<SeedMeasure> measures);
 
 }  // namespace sim::plan

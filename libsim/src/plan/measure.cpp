@@ -32,7 +32,9 @@ struct Row {
   double allocated, allocated_np, requested, quota;
 };
 
-int resource_index(std::string_view r) { return r == "cpu" ? 0 : r == "memory" ? 1 : r == "gpu" ? 2 : -1; }
+int resource_index(std::string_view r) {
+  return r == "cpu" ? 0 : r == "memory" ? 1 : r == "gpu" ? 2 : -1;
+}
 
 void reclaim_episodes(const std::vector<Row>& rows, std::int64_t end_ms, PodWaits& w) {
   std::int64_t since = -1;
@@ -53,8 +55,11 @@ void reclaim_episodes(const std::vector<Row>& rows, std::int64_t end_ms, PodWait
 }
 
 json waits_json(const PodWaits& w) {
-  return json{{"waits_s", w.waits_s}, {"never_bound", w.never_bound}, {"evictions", w.evictions},
-              {"reclaim_latency_max_s", w.reclaim_latency_max_s}, {"short_at_end", w.short_at_end}};
+  return json{{"waits_s", w.waits_s},
+              {"never_bound", w.never_bound},
+              {"evictions", w.evictions},
+              {"reclaim_latency_max_s", w.reclaim_latency_max_s},
+              {"short_at_end", w.short_at_end}};
 }
 
 PodWaits waits_from(const json& j) {
@@ -77,13 +82,14 @@ void triple_from(const json& j, double (&v)[3]) {
 
 double nearest_rank(const std::vector<double>& sorted, double p) {
   if (sorted.empty()) return 0;
-  const auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
+  const auto rank =
+      static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
   return sorted[std::max<std::size_t>(rank, 1) - 1];
 }
 
 SeedMeasure measure(const std::map<std::string, std::string>& outputs,
-                    const std::map<std::string, std::map<std::string, double>>& pending, const MeasureOptions& options,
-                    std::uint64_t seed, std::size_t cycles) {
+                    const std::map<std::string, std::map<std::string, double>>& pending,
+                    const MeasureOptions& options, std::uint64_t seed, std::size_t cycles) {
   SeedMeasure m;
   m.seed = seed;
   m.cycles = cycles;
@@ -128,7 +134,8 @@ SeedMeasure measure(const std::map<std::string, std::string>& outputs,
       open.erase(pod);
     } else if (type == "evict") {
       ++m.cluster.evictions;
-      for (const std::string& q : ancestry(options, e.at("queue").get<std::string>())) ++m.queues[q].evictions;
+      for (const std::string& q : ancestry(options, e.at("queue").get<std::string>()))
+        ++m.queues[q].evictions;
     }
   }
   for (const auto& [pod, o] : open) {
@@ -150,7 +157,8 @@ SeedMeasure measure(const std::map<std::string, std::string>& outputs,
     std::size_t start = 0;
     for (std::size_t i = 0; i < cell.size(); ++i) {
       const std::size_t comma = line.find(',', start);
-      cell[i] = std::string_view(line).substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      cell[i] = std::string_view(line).substr(
+          start, comma == std::string::npos ? std::string::npos : comma - start);
       start = comma == std::string::npos ? line.size() : comma + 1;
     }
     const int r = resource_index(cell[2]);
@@ -169,7 +177,8 @@ SeedMeasure measure(const std::map<std::string, std::string>& outputs,
     std::size_t next = 0;
     double requested = 0;
     for (int k = 0; k < kDemandSamples; ++k) {
-      const std::int64_t at = options.warmup_ms + (end_ms - options.warmup_ms) * (2 * k + 1) / (2 * kDemandSamples);
+      const std::int64_t at =
+          options.warmup_ms + (end_ms - options.warmup_ms) * (2 * k + 1) / (2 * kDemandSamples);
       while (next < gpu.size() && gpu[next].at_ms <= at) requested = gpu[next++].requested;
       d.push_back(requested);
     }
@@ -206,8 +215,10 @@ double metric_value(const SeedMeasure& m, const Target& t, const std::string& qu
     w = it == m.queues.end() ? &empty : &it->second;
   }
   switch (t.metric) {
-    case Metric::WAIT_P95: return nearest_rank(w->waits_s, 95);
-    case Metric::WAIT_MAX: return w->waits_s.empty() ? 0 : w->waits_s.back();
+    case Metric::WAIT_P95:
+      return nearest_rank(w->waits_s, 95);
+    case Metric::WAIT_MAX:
+      return w->waits_s.empty() ? 0 : w->waits_s.back();
     case Metric::WAIT_MEAN: {
       double sum = 0;
       for (double x : w->waits_s) sum += x;
@@ -218,15 +229,19 @@ double metric_value(const SeedMeasure& m, const Target& t, const std::string& qu
       const auto over = std::upper_bound(w->waits_s.begin(), w->waits_s.end(), t.over_s);
       return static_cast<double>(w->waits_s.end() - over) / static_cast<double>(w->waits_s.size());
     }
-    case Metric::RECLAIM_LATENCY_MAX: return w->reclaim_latency_max_s;
-    case Metric::EVICTIONS_MAX: return w->evictions;
-    case Metric::UTILIZATION_MIN: return m.utilization;
+    case Metric::RECLAIM_LATENCY_MAX:
+      return w->reclaim_latency_max_s;
+    case Metric::EVICTIONS_MAX:
+      return w->evictions;
+    case Metric::UTILIZATION_MIN:
+      return m.utilization;
   }
   return 0;
 }
 
 std::string measure_to_json(const SeedMeasure& m) {
-  json j{{"seed", m.seed}, {"duration_s", m.duration_s}, {"gpus", m.gpus}, {"utilization", m.utilization},
+  json j{{"seed", m.seed},     {"duration_s", m.duration_s},
+         {"gpus", m.gpus},     {"utilization", m.utilization},
          {"cycles", m.cycles}, {"cluster", waits_json(m.cluster)}};
   json queues = json::object();
   for (const auto& [q, w] : m.queues) queues[q] = waits_json(w);
@@ -278,7 +293,8 @@ SeedMeasure measure_from_json(const std::string& text) {
     m.stopped_at_s = j.at("stopped_at_s").get<double>();
     return m;
   } catch (const json::exception& e) {
-    throw Error(ErrorCode::INTERNAL, std::string("a replay's measure could not be read back: ") + e.what());
+    throw Error(ErrorCode::INTERNAL,
+                std::string("a replay's measure could not be read back: ") + e.what());
   }
 }
 

@@ -14,9 +14,10 @@ namespace sim::plan {
 
 /// What a queue (its own pods and its descendants') or the whole cluster went through.
 struct PodWaits {
-  std::vector<double> waits_s;  ///< submit -> bind per pod, sorted; a pod never bound waits until the end
-  int never_bound = 0;          ///< of those, the pods still pending at the end
-  int evictions = 0;            ///< pods evicted
+  std::vector<double>
+      waits_s;          ///< submit -> bind per pod, sorted; a pod never bound waits until the end
+  int never_bound = 0;  ///< of those, the pods still pending at the end
+  int evictions = 0;    ///< pods evicted
   double reclaim_latency_max_s = 0;  ///< an episode still open at the end counts up to the end
   bool short_at_end = false;         ///< such an episode is open
 };
@@ -37,8 +38,8 @@ struct StatusSample {
 struct SeedMeasure {
   std::uint64_t seed = 0;
   double duration_s = 0;
-  double gpus = 0;           ///< schedulable GPUs (summary.json cluster.gpus)
-  double utilization = 0;    ///< summary.json cluster.gpu_utilisation
+  double gpus = 0;         ///< schedulable GPUs (summary.json cluster.gpus)
+  double utilization = 0;  ///< summary.json cluster.gpu_utilisation
   PodWaits cluster;
   std::map<std::string, PodWaits> queues;
   /// Pod-seconds of waiting by queue and reason (ReplayResult::pending_reasons).

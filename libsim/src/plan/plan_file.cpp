@@ -23,18 +23,21 @@ constexpr int kMaxSeeds = 1000;
 constexpr double kMilli = 1000;  // GPU quotas and limits are written in steps of 0.001 GPU
 
 void warn_unknown(const Field& f, std::initializer_list<std::string_view> known, Diagnostics& d) {
-  for (const Field& key : f.unknown_members(known)) d.warn(key.where(), key.path(), "unknown field, ignored");
+  for (const Field& key : f.unknown_members(known))
+    d.warn(key.where(), key.path(), "unknown field, ignored");
 }
 
 std::int64_t duration_ms(const Field& f) {
   const std::optional<std::int64_t> ms = io::parse_go_duration_ms(f.string());
-  if (!ms || *ms < 0) f.fail("not a duration such as \"30s\", \"10m\" or \"1h\": \"" + f.string() + "\"");
+  if (!ms || *ms < 0)
+    f.fail("not a duration such as \"30s\", \"10m\" or \"1h\": \"" + f.string() + "\"");
   return *ms;
 }
 
 int whole(const Field& f, int lo, int hi) {
   const std::optional<int> v = f.optional_int();
-  if (!v || *v < lo || *v > hi) f.fail("must be a whole number from " + std::to_string(lo) + " to " + std::to_string(hi));
+  if (!v || *v < lo || *v > hi)
+    f.fail("must be a whole number from " + std::to_string(lo) + " to " + std::to_string(hi));
   return *v;
 }
 
@@ -45,10 +48,13 @@ bool on_grid(double v, double unit) { return std::abs(v * unit - std::round(v * 
 // A Queue name, a pool name or a team: what Kubernetes accepts as a label value and a name.
 std::string name_of(const Field& f) {
   const std::string s = f.string();
-  const bool ok = !s.empty() && s.size() <= 63 && std::isalnum(static_cast<unsigned char>(s.front())) &&
+  const bool ok = !s.empty() && s.size() <= 63 &&
+                  std::isalnum(static_cast<unsigned char>(s.front())) &&
                   std::isalnum(static_cast<unsigned char>(s.back())) &&
                   s.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-") == std::string::npos;
-  if (!ok) f.fail("\"" + s + "\" is not a valid name (lower-case letters, digits and '-', at most 63 characters)");
+  if (!ok)
+    f.fail("\"" + s +
+           "\" is not a valid name (lower-case letters, digits and '-', at most 63 characters)");
   return s;
 }
 
@@ -63,9 +69,11 @@ Range range_of(const Field& f, double lo, double hi, double unit, double default
     const double x = v.number();
     if (special && x == *special) return x;
     if (x < lo || x > hi) {
-      v.fail("must be from " + io_number(lo) + " to " + io_number(hi) + (special ? " (or " + io_number(*special) + ")" : ""));
+      v.fail("must be from " + io_number(lo) + " to " + io_number(hi) +
+             (special ? " (or " + io_number(*special) + ")" : ""));
     }
-    if (unit > 0 && !on_grid(x, unit)) v.fail("must be a multiple of " + io_number(1 / unit) + " (the values KAI's Queue takes)");
+    if (unit > 0 && !on_grid(x, unit))
+      v.fail("must be a multiple of " + io_number(1 / unit) + " (the values KAI's Queue takes)");
     return x;
   };
   if (!f.is_map()) {
@@ -73,7 +81,8 @@ Range range_of(const Field& f, double lo, double hi, double unit, double default
     r.step = default_step;
     return r;
   }
-  for (const Field& key : f.unknown_members({"min", "max", "step"})) key.fail("unknown field (expected min, max, step)");
+  for (const Field& key : f.unknown_members({"min", "max", "step"}))
+    key.fail("unknown field (expected min, max, step)");
   if (f.member("min").is_null() || f.member("max").is_null()) f.fail("a range needs min and max");
   r.min = value(f.member("min"));
   r.max = value(f.member("max"));
@@ -82,28 +91,35 @@ Range range_of(const Field& f, double lo, double hi, double unit, double default
   if (!f.member("step").is_null()) {
     r.step = f.member("step").number();
     if (!(r.step > 0)) f.member("step").fail("must be positive");
-    if (unit > 0 && !on_grid(r.step, unit)) f.member("step").fail("must be a multiple of " + io_number(1 / unit));
+    if (unit > 0 && !on_grid(r.step, unit))
+      f.member("step").fail("must be a multiple of " + io_number(1 / unit));
   }
-  if (special && (r.min == *special) != (r.max == *special)) f.fail(io_number(*special) + " can only be a fixed value");
+  if (special && (r.min == *special) != (r.max == *special))
+    f.fail(io_number(*special) + " can only be a fixed value");
   return r;
 }
 
 class Reader {
  public:
-  Reader(const std::string& file, const std::string& base_dir, Diagnostics& d) : file_(file), base_(base_dir), d_(d) {}
+  Reader(const std::string& file, const std::string& base_dir, Diagnostics& d)
+      : file_(file), base_(base_dir), d_(d) {}
 
   PlanSpec read(const std::string& text) {
     const Field root(io::parse_single_document(text, file_), "", &file_);
     root.expect_map();
-    warn_unknown(root, {"schema_version", "kind", "name", "description", "scenario", "genTrace", "seeds", "confidence",
-                        "warmup", "targets", "knobs", "tenants", "search", "status"},
+    warn_unknown(root,
+                 {"schema_version", "kind", "name", "description", "scenario", "genTrace", "seeds",
+                  "confidence", "warmup", "targets", "knobs", "tenants", "search", "status"},
                  d_);
     const Field version = root.member("schema_version");
-    if (version.is_null()) root.fail("missing required field \"schema_version\" (this kaisim reads version 1)");
-    if (version.optional_int() != kSchemaVersion) version.fail("unsupported schema_version; this kaisim reads version 1");
+    if (version.is_null())
+      root.fail("missing required field \"schema_version\" (this kaisim reads version 1)");
+    if (version.optional_int() != kSchemaVersion)
+      version.fail("unsupported schema_version; this kaisim reads version 1");
     const Field kind = root.member("kind");
     if (kind.is_null() || kind.string() != "Plan") {
-      (kind.is_null() ? root : kind).fail("a plan file says \"kind: Plan\" (a scenario has no kind)");
+      (kind.is_null() ? root : kind)
+          .fail("a plan file says \"kind: Plan\" (a scenario has no kind)");
     }
     PlanSpec p;
     p.file = file_;
@@ -128,10 +144,12 @@ class Reader {
  private:
   void base(const Field& root, PlanSpec& p) {
     const Field scenario = root.member("scenario"), trace = root.member("genTrace");
-    if (scenario.is_null() == trace.is_null()) root.fail("give either \"scenario\" (a file) or \"genTrace\" (kaisim gen trace's options)");
+    if (scenario.is_null() == trace.is_null())
+      root.fail("give either \"scenario\" (a file) or \"genTrace\" (kaisim gen trace's options)");
     if (!scenario.is_null()) {
       const fs::path path = fs::path(base_) / scenario.string();
-      if (!fs::is_regular_file(path)) scenario.fail("no such scenario file: " + path.lexically_normal().string());
+      if (!fs::is_regular_file(path))
+        scenario.fail("no such scenario file: " + path.lexically_normal().string());
       p.scenario_path = path.lexically_normal().string();
       return;
     }
@@ -141,7 +159,8 @@ class Reader {
     if (!trace.member("pods").is_null()) t.pods = whole(trace.member("pods"), 1, 200000);
     if (const Field h = trace.member("arrivalHours"); !h.is_null()) {
       t.arrival_hours = h.number();
-      if (!(t.arrival_hours > 0 && t.arrival_hours <= 24 * 365)) h.fail("must be more than 0 and at most 8760");
+      if (!(t.arrival_hours > 0 && t.arrival_hours <= 24 * 365))
+        h.fail("must be more than 0 and at most 8760");
     }
     if (const Field s = trace.member("nodeScale"); !s.is_null()) {
       t.node_scale = s.number();
@@ -157,8 +176,10 @@ class Reader {
       return;
     }
     warn_unknown(f, {"count", "first", "fresh"}, d_);
-    if (!f.member("count").is_null()) p.seeds = p.fresh_seeds = whole(f.member("count"), 2, kMaxSeeds);
-    if (!f.member("first").is_null()) p.first_seed = static_cast<std::uint64_t>(whole(f.member("first"), 0, 1'000'000'000));
+    if (!f.member("count").is_null())
+      p.seeds = p.fresh_seeds = whole(f.member("count"), 2, kMaxSeeds);
+    if (!f.member("first").is_null())
+      p.first_seed = static_cast<std::uint64_t>(whole(f.member("first"), 0, 1'000'000'000));
     if (!f.member("fresh").is_null()) p.fresh_seeds = whole(f.member("fresh"), 0, kMaxSeeds);
   }
 
@@ -171,21 +192,26 @@ class Reader {
       t.scope = scope;
       t.where = f.where();
       t.path = f.path();
-      if (key == "wait_p95" || key == "wait_max" || key == "wait_mean" || key == "reclaim_latency_max") {
-        t.metric = key == "wait_p95"  ? Metric::WAIT_P95
-                   : key == "wait_max" ? Metric::WAIT_MAX
+      if (key == "wait_p95" || key == "wait_max" || key == "wait_mean" ||
+          key == "reclaim_latency_max") {
+        t.metric = key == "wait_p95"    ? Metric::WAIT_P95
+                   : key == "wait_max"  ? Metric::WAIT_MAX
                    : key == "wait_mean" ? Metric::WAIT_MEAN
                                         : Metric::RECLAIM_LATENCY_MAX;
-        if (cluster && t.metric == Metric::RECLAIM_LATENCY_MAX) f.fail("reclaim latency is a queue's; set it under queues");
+        if (cluster && t.metric == Metric::RECLAIM_LATENCY_MAX)
+          f.fail("reclaim latency is a queue's; set it under queues");
         t.bound = static_cast<double>(duration_ms(f)) / 1000.0;
       } else if (key == "wait_probability") {
         t.metric = Metric::WAIT_PROBABILITY;
         f.expect_map();
-        for (const Field& k : f.unknown_members({"over", "max"})) k.fail("unknown field (expected over, max)");
-        if (f.member("over").is_null() || f.member("max").is_null()) f.fail("needs over (a wait) and max (a probability)");
+        for (const Field& k : f.unknown_members({"over", "max"}))
+          k.fail("unknown field (expected over, max)");
+        if (f.member("over").is_null() || f.member("max").is_null())
+          f.fail("needs over (a wait) and max (a probability)");
         t.over_s = static_cast<double>(duration_ms(f.member("over"))) / 1000.0;
         t.bound = f.member("max").number();
-        if (!(t.bound >= 0 && t.bound <= 1)) f.member("max").fail("must be a probability from 0 to 1");
+        if (!(t.bound >= 0 && t.bound <= 1))
+          f.member("max").fail("must be a probability from 0 to 1");
       } else if (key == "evictions_max") {
         t.metric = Metric::EVICTIONS_MAX;
         t.bound = whole(f, 0, 1'000'000'000);
@@ -195,8 +221,10 @@ class Reader {
         t.bound = f.number();
         if (!(t.bound >= 0 && t.bound <= 1)) f.fail("must be a fraction from 0 to 1");
       } else {
-        f.fail("unknown target (wait_p95, wait_max, wait_mean, wait_probability, reclaim_latency_max, evictions_max, "
-               "utilization_min)");
+        f.fail(
+            "unknown target (wait_p95, wait_max, wait_mean, wait_probability, reclaim_latency_max, "
+            "evictions_max, "
+            "utilization_min)");
       }
       p.targets.push_back(t);
     }
@@ -205,7 +233,8 @@ class Reader {
   void targets(const Field& f, PlanSpec& p) {
     if (f.is_null()) f.fail("missing required field \"targets\"");
     f.expect_map();
-    for (const Field& key : f.unknown_members({"cluster", "queues"})) key.fail("unknown field (expected cluster, queues)");
+    for (const Field& key : f.unknown_members({"cluster", "queues"}))
+      key.fail("unknown field (expected cluster, queues)");
     if (const Field c = f.member("cluster"); !c.is_null()) target_block(c, "cluster", true, p);
     if (const Field q = f.member("queues"); !q.is_null()) {
       q.expect_map();
@@ -228,9 +257,12 @@ class Reader {
     k.queue = queue;
     k.where = f.where();
     k.path = f.path();
-    if (!f.member("quota").is_null()) k.quota = range_of(f.member("quota"), 0, 100000, kMilli, 0.001);
-    if (!f.member("limit").is_null()) k.limit = range_of(f.member("limit"), 0, 100000, kMilli, 0.001, -1.0);
-    if (!f.member("overQuotaWeight").is_null()) k.weight = range_of(f.member("overQuotaWeight"), 0, 1000, 0, 1);
+    if (!f.member("quota").is_null())
+      k.quota = range_of(f.member("quota"), 0, 100000, kMilli, 0.001);
+    if (!f.member("limit").is_null())
+      k.limit = range_of(f.member("limit"), 0, 100000, kMilli, 0.001, -1.0);
+    if (!f.member("overQuotaWeight").is_null())
+      k.weight = range_of(f.member("overQuotaWeight"), 0, 1000, 0, 1);
     if (!k.quota && !k.limit && !k.weight) f.fail("give quota, limit or overQuotaWeight");
     return k;
   }
@@ -255,7 +287,8 @@ class Reader {
     }
     GpuKnob k;
     if (!f.member("pool").is_null()) {
-      if (!f.member("pools").is_null() || !f.member("percent").is_null()) f.fail("give pool and count, or pools and percent");
+      if (!f.member("pools").is_null() || !f.member("percent").is_null())
+        f.fail("give pool and count, or pools and percent");
       k.pools.push_back(name_of(f.member("pool")));
       k.where = f.member("pool").where();
       k.path = f.member("pool").path();
@@ -270,13 +303,16 @@ class Reader {
         k.pools.push_back("*");
       } else {
         for (const Field& item : pools.items()) k.pools.push_back(name_of(item));
-        if (k.pools.empty()) pools.fail("name at least one pool, or \"*\" for every pool with GPUs");
+        if (k.pools.empty())
+          pools.fail("name at least one pool, or \"*\" for every pool with GPUs");
       }
-      if (f.member("percent").is_null()) f.fail("missing \"percent\" (of each pool's count: a number or {min, max})");
+      if (f.member("percent").is_null())
+        f.fail("missing \"percent\" (of each pool's count: a number or {min, max})");
       k.scaled = true;
       k.count = range_of(f.member("percent"), 1, 1000, 1, 1);
     }
-    if (!k.count.fixed() && k.count.step != 1) f.fail("node counts are searched one by one (step 1)");
+    if (!k.count.fixed() && k.count.step != 1)
+      f.fail("node counts are searched one by one (step 1)");
     p.gpus = k;
   }
 
@@ -286,8 +322,10 @@ class Reader {
     std::set<std::string> names;
     for (const Field& f : list.items()) {
       f.expect_map();
-      for (const Field& key : f.unknown_members({"name", "pool", "pricePerGpuHour", "count", "quotas", "wholeGpuProfile"})) {
-        key.fail("unknown field (expected name, pool, pricePerGpuHour, count, quotas, wholeGpuProfile)");
+      for (const Field& key : f.unknown_members(
+               {"name", "pool", "pricePerGpuHour", "count", "quotas", "wholeGpuProfile"})) {
+        key.fail(
+            "unknown field (expected name, pool, pricePerGpuHour, count, quotas, wholeGpuProfile)");
       }
       HardwareOption h;
       h.where = f.where();
@@ -296,11 +334,17 @@ class Reader {
       h.name = name_of(f.member("name"));
       if (!names.insert(h.name).second) f.member("name").fail("alternative named twice");
       const Field pool = f.member("pool");
-      if (pool.is_null()) f.fail("missing required field \"pool\" (the node pool's fields, e.g. {gpuModel: L40S, gpusPerNode: 1})");
+      if (pool.is_null())
+        f.fail(
+            "missing required field \"pool\" (the node pool's fields, e.g. {gpuModel: L40S, "
+            "gpusPerNode: 1})");
       pool.expect_map();
       h.pool_where = pool.where();
-      for (const Field& key : pool.unknown_members({"gpuModel", "gpusPerNode", "gpuMemoryMib", "mig", "cpu", "memory", "pods"})) {
-        key.fail("not a node pool field an alternative may set (gpuModel, gpusPerNode, gpuMemoryMib, mig, cpu, memory, pods)");
+      for (const Field& key : pool.unknown_members(
+               {"gpuModel", "gpusPerNode", "gpuMemoryMib", "mig", "cpu", "memory", "pods"})) {
+        key.fail(
+            "not a node pool field an alternative may set (gpuModel, gpusPerNode, gpuMemoryMib, "
+            "mig, cpu, memory, pods)");
       }
       YAML::Emitter e;
       e << YAML::Flow << pool.node();
@@ -326,19 +370,23 @@ class Reader {
   void knobs(const Field& f, PlanSpec& p) {
     if (f.is_null()) return;
     f.expect_map();
-    for (const Field& key : f.unknown_members({"gpus", "quotas", "hardware"})) key.fail("unknown knob (expected gpus, quotas, hardware)");
+    for (const Field& key : f.unknown_members({"gpus", "quotas", "hardware"}))
+      key.fail("unknown knob (expected gpus, quotas, hardware)");
     if (!f.member("gpus").is_null()) gpu_knob(f.member("gpus"), p);
     p.quotas = quota_knobs(f.member("quotas"));
     if (!f.member("hardware").is_null()) hardware(f.member("hardware"), p);
 
     bool quota_range = false;
     for (const QuotaKnob& q : p.quotas) {
-      for (const auto* r : {&q.quota, &q.limit, &q.weight}) quota_range = quota_range || (*r && !(*r)->fixed());
+      for (const auto* r : {&q.quota, &q.limit, &q.weight})
+        quota_range = quota_range || (*r && !(*r)->fixed());
     }
     const bool gpu_range = p.gpus && !p.gpus->count.fixed();
     if (!p.hardware.empty()) {
-      if (quota_range) f.member("quotas").fail("a hardware comparison takes fixed quotas (one question per plan)");
-      if (!p.gpus || p.gpus->scaled) f.fail("a hardware comparison needs knobs.gpus with the pool the alternatives replace");
+      if (quota_range)
+        f.member("quotas").fail("a hardware comparison takes fixed quotas (one question per plan)");
+      if (!p.gpus || p.gpus->scaled)
+        f.fail("a hardware comparison needs knobs.gpus with the pool the alternatives replace");
       p.question = Question::HARDWARE;
     } else if (gpu_range && quota_range) {
       f.fail("ask one question per plan: a range of GPUs or ranges of quotas, not both");
@@ -352,11 +400,13 @@ class Reader {
   void tenants(const Field& f, PlanSpec& p) {
     for (const Field& t : f.items()) {
       t.expect_map();
-      for (const Field& key : t.unknown_members({"team", "queue", "resourceQuota"})) key.fail("unknown field (expected team, queue, resourceQuota)");
+      for (const Field& key : t.unknown_members({"team", "queue", "resourceQuota"}))
+        key.fail("unknown field (expected team, queue, resourceQuota)");
       Tenant tenant;
       if (t.member("team").is_null()) t.fail("missing required field \"team\"");
       tenant.team = name_of(t.member("team"));
-      if (tenant.team.size() > 54) t.member("team").fail("at most 54 characters (the namespace is vcluster-<team>)");
+      if (tenant.team.size() > 54)
+        t.member("team").fail("at most 54 characters (the namespace is vcluster-<team>)");
       tenant.queue = t.member("queue").is_null() ? tenant.team : name_of(t.member("queue"));
       if (const Field rq = t.member("resourceQuota"); !rq.is_null()) {
         rq.expect_map();
@@ -364,11 +414,13 @@ class Reader {
         for (auto it = rq.node().begin(); it != rq.node().end(); ++it) {
           const std::string key = it->first.Scalar();
           const Field v = rq.member(key);
-          if (key.empty() || key.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789./-") != std::string::npos) {
+          if (key.empty() || key.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789./-") !=
+                                 std::string::npos) {
             v.fail("not a ResourceQuota entry name");
           }
           const std::string value = v.string();
-          if (value.empty() || value.find_first_not_of("0123456789.+-eEKMGTPmkiu") != std::string::npos) {
+          if (value.empty() ||
+              value.find_first_not_of("0123456789.+-eEKMGTPmkiu") != std::string::npos) {
             v.fail("not a Kubernetes quantity: \"" + value + "\"");
           }
           tenant.resource_quota[key] = value;
@@ -387,7 +439,8 @@ class Reader {
     warn_unknown(f, {"screen", "replayed", "seed"}, d_);
     if (!f.member("screen").is_null()) p.search.screen = whole(f.member("screen"), 0, 1'000'000);
     if (!f.member("replayed").is_null()) p.search.replayed = whole(f.member("replayed"), 1, 10000);
-    if (!f.member("seed").is_null()) p.search.seed = static_cast<std::uint64_t>(whole(f.member("seed"), 0, 1'000'000'000));
+    if (!f.member("seed").is_null())
+      p.search.seed = static_cast<std::uint64_t>(whole(f.member("seed"), 0, 1'000'000'000));
   }
 
   void status(const Field& f, PlanSpec& p) {
@@ -406,28 +459,38 @@ class Reader {
 
 const char* metric_name(Metric m) {
   switch (m) {
-    case Metric::WAIT_P95: return "wait_p95";
-    case Metric::WAIT_MAX: return "wait_max";
-    case Metric::WAIT_MEAN: return "wait_mean";
-    case Metric::WAIT_PROBABILITY: return "wait_probability";
-    case Metric::RECLAIM_LATENCY_MAX: return "reclaim_latency_max";
-    case Metric::EVICTIONS_MAX: return "evictions_max";
-    case Metric::UTILIZATION_MIN: return "utilization_min";
+    case Metric::WAIT_P95:
+      return "wait_p95";
+    case Metric::WAIT_MAX:
+      return "wait_max";
+    case Metric::WAIT_MEAN:
+      return "wait_mean";
+    case Metric::WAIT_PROBABILITY:
+      return "wait_probability";
+    case Metric::RECLAIM_LATENCY_MAX:
+      return "reclaim_latency_max";
+    case Metric::EVICTIONS_MAX:
+      return "evictions_max";
+    case Metric::UTILIZATION_MIN:
+      return "utilization_min";
   }
   return "?";
 }
 
 const char* metric_unit(Metric m) {
   switch (m) {
-    case Metric::EVICTIONS_MAX: return "pods";
+    case Metric::EVICTIONS_MAX:
+      return "pods";
     case Metric::WAIT_PROBABILITY:
-    case Metric::UTILIZATION_MIN: return "fraction";
-    default: return "s";
+    case Metric::UTILIZATION_MIN:
+      return "fraction";
+    default:
+      return "s";
   }
 }
 
-PlanSpec load_plan_text(const std::string& text, const std::string& name, const std::string& base_dir,
-                        Diagnostics& diagnostics) {
+PlanSpec load_plan_text(const std::string& text, const std::string& name,
+                        const std::string& base_dir, Diagnostics& diagnostics) {
   return Reader(name, base_dir, diagnostics).read(text);
 }
 

@@ -12,20 +12,26 @@ using ordered = nlohmann::ordered_json;
 
 const char* question_name(Question q) {
   switch (q) {
-    case Question::CHECK: return "check";
-    case Question::GPUS: return "gpus";
-    case Question::QUOTAS: return "quotas";
-    case Question::HARDWARE: return "hardware";
+    case Question::CHECK:
+      return "check";
+    case Question::GPUS:
+      return "gpus";
+    case Question::QUOTAS:
+      return "quotas";
+    case Question::HARDWARE:
+      return "hardware";
   }
   return "?";
 }
 
 ordered interval_json(const Interval& i) {
-  return ordered{{"mean", i.mean}, {"sd", i.sd}, {"lower", i.lower}, {"upper", i.upper}, {"n", i.n}};
+  return ordered{
+      {"mean", i.mean}, {"sd", i.sd}, {"lower", i.lower}, {"upper", i.upper}, {"n", i.n}};
 }
 
 // A measure of each seed with its interval (wait_p95 of a queue, utilization, ...).
-ordered measured(const PlanSpec& plan, const Judgement& j, Metric metric, const std::string& queue) {
+ordered measured(const PlanSpec& plan, const Judgement& j, Metric metric,
+                 const std::string& queue) {
   Target t;
   t.metric = metric;
   std::vector<double> values;
@@ -35,7 +41,9 @@ ordered measured(const PlanSpec& plan, const Judgement& j, Metric metric, const 
   return out;
 }
 
-ordered resources(const double (&v)[3]) { return ordered{{"cpu", v[0]}, {"memory", v[1]}, {"gpu", v[2]}}; }
+ordered resources(const double (&v)[3]) {
+  return ordered{{"cpu", v[0]}, {"memory", v[1]}, {"gpu", v[2]}};
+}
 
 ordered candidate_json(const PlanOutcome& o, const Entry& e, int id) {
   const Judgement& j = e.judgement;
@@ -62,14 +70,17 @@ ordered candidate_json(const PlanOutcome& o, const Entry& e, int id) {
   if (!j.stopped_by.empty()) {
     std::vector<double> at;
     for (const SeedMeasure& m : j.measures) at.push_back(m.stopped_at_s);
-    const Target& t = o.plan.targets[std::stoul(j.stopped_by.substr(1, j.stopped_by.find('|') - 1))];
-    c["stopped_early"] = {{"target", target_text(t)}, {"queue", j.stopped_by.substr(j.stopped_by.find('|') + 1)}, {"at_s", at}};
+    const Target& t =
+        o.plan.targets[std::stoul(j.stopped_by.substr(1, j.stopped_by.find('|') - 1))];
+    c["stopped_early"] = {{"target", target_text(t)},
+                          {"queue", j.stopped_by.substr(j.stopped_by.find('|') + 1)},
+                          {"at_s", at}};
   }
   ordered checks = ordered::array();
   for (const Check& ch : j.checks) {
     const Target& t = o.plan.targets[ch.target];
-    ordered x{{"target", ch.target}, {"metric", metric_name(t.metric)}, {"queue", ch.queue}, {"bound", t.bound},
-              {"unit", metric_unit(t.metric)}, {"values", ch.values}};
+    ordered x{{"target", ch.target}, {"metric", metric_name(t.metric)}, {"queue", ch.queue},
+              {"bound", t.bound},    {"unit", metric_unit(t.metric)},   {"values", ch.values}};
     x["interval"] = interval_json(ch.interval);
     x["holds"] = ch.holds;
     if (ch.partial) x["partial"] = true;
@@ -103,16 +114,23 @@ ordered failures_json(const std::vector<Failure>& failures) {
   ordered out = ordered::array();
   for (const Failure& f : failures) {
     ordered reasons = ordered::array();
-    for (const Reason& r : f.reasons) reasons.push_back({{"reason", r.reason}, {"pod_seconds", r.pod_seconds}, {"share", r.share}});
-    out.push_back({{"target", f.target}, {"queue", f.check->queue}, {"bound_reached", f.check->deciding()},
-                   {"seeds", f.seeds}, {"reasons", reasons}, {"advice", f.advice}});
+    for (const Reason& r : f.reasons)
+      reasons.push_back({{"reason", r.reason}, {"pod_seconds", r.pod_seconds}, {"share", r.share}});
+    out.push_back({{"target", f.target},
+                   {"queue", f.check->queue},
+                   {"bound_reached", f.check->deciding()},
+                   {"seeds", f.seeds},
+                   {"reasons", reasons},
+                   {"advice", f.advice}});
   }
   return out;
 }
 
 }  // namespace
 
-std::string candidate_entry_json(const PlanOutcome& o, const Entry& e, int id) { return candidate_json(o, e, id).dump(); }
+std::string candidate_entry_json(const PlanOutcome& o, const Entry& e, int id) {
+  return candidate_json(o, e, id).dump();
+}
 
 std::string plan_json(const PlanOutcome& o) {
   namespace fs = std::filesystem;
@@ -123,17 +141,26 @@ std::string plan_json(const PlanOutcome& o) {
             {"plan", plan.name},
             {"question", question_name(plan.question)}};
   if (plan.trace) {
-    j["base"] = {{"genTrace", {{"pods", plan.trace->pods}, {"arrivalHours", plan.trace->arrival_hours}, {"nodeScale", plan.trace->node_scale}}}};
+    j["base"] = {{"genTrace",
+                  {{"pods", plan.trace->pods},
+                   {"arrivalHours", plan.trace->arrival_hours},
+                   {"nodeScale", plan.trace->node_scale}}}};
   } else {
-    j["base"] = {{"scenario", fs::path(plan.scenario_path).lexically_relative(plan.base_dir).generic_string()}};
+    j["base"] = {{"scenario",
+                  fs::path(plan.scenario_path).lexically_relative(plan.base_dir).generic_string()}};
   }
-  j["confidence"] = {{"level", plan.confidence}, {"interval", "one-sided Student t over seeds: mean +/- t(level, n-1) s / sqrt(n)"}};
+  j["confidence"] = {
+      {"level", plan.confidence},
+      {"interval", "one-sided Student t over seeds: mean +/- t(level, n-1) s / sqrt(n)"}};
   j["seeds"] = o.planner.seeds(SeedSet::MAIN);
   j["fresh_seeds"] = o.planner.seeds(SeedSet::FRESH);
   j["warmup_s"] = static_cast<double>(plan.warmup_ms) / 1000.0;
   ordered targets = ordered::array();
   for (const Target& t : plan.targets) {
-    ordered x{{"metric", metric_name(t.metric)}, {"scope", t.scope}, {"bound", t.bound}, {"unit", metric_unit(t.metric)}};
+    ordered x{{"metric", metric_name(t.metric)},
+              {"scope", t.scope},
+              {"bound", t.bound},
+              {"unit", metric_unit(t.metric)}};
     if (t.metric == Metric::WAIT_PROBABILITY) x["over_s"] = t.over_s;
     x["kind"] = t.is_lower_bound() ? "min" : "max";
     targets.push_back(x);
@@ -150,7 +177,8 @@ std::string plan_json(const PlanOutcome& o) {
     answer["candidate"] = o.ids.at(a.chosen);
     answer["description"] = o.planner.describe(a.chosen->candidate);
   }
-  if (a.recheck != nullptr) answer["recheck"] = {{"candidate", o.ids.at(a.recheck)}, {"holds", a.recheck_holds}};
+  if (a.recheck != nullptr)
+    answer["recheck"] = {{"candidate", o.ids.at(a.recheck)}, {"holds", a.recheck_holds}};
   answer["non_monotone"] = a.non_monotone;
   answer["notes"] = a.notes;
   answer["failing"] = failures_json(o.failures);
@@ -164,8 +192,8 @@ std::string plan_json(const PlanOutcome& o) {
   if (a.question == Question::HARDWARE) {
     ordered rows = ordered::array();
     for (const HardwareRow& r : a.hardware) {
-      ordered x{{"name", r.name}, {"meets", r.meets}, {"candidate", o.ids.at(r.answer)}, {"nodes", r.nodes},
-                {"gpus", r.gpus}, {"gpu_devices", r.devices}};
+      ordered x{{"name", r.name},   {"meets", r.meets}, {"candidate", o.ids.at(r.answer)},
+                {"nodes", r.nodes}, {"gpus", r.gpus},   {"gpu_devices", r.devices}};
       if (r.price_per_gpu_hour) {
         x["price_per_gpu_hour"] = *r.price_per_gpu_hour;
         x["cost_per_hour"] = *r.price_per_gpu_hour * r.devices;
@@ -177,7 +205,8 @@ std::string plan_json(const PlanOutcome& o) {
   j["answer"] = answer;
 
   // The Queue.status the answer predicts at the base scenario's phases, on the first seed.
-  ordered status{{"seed", nullptr}, {"units", {{"cpu", "millicores"}, {"memory", "bytes"}, {"gpu", "GPU devices"}}}};
+  ordered status{{"seed", nullptr},
+                 {"units", {{"cpu", "millicores"}, {"memory", "bytes"}, {"gpu", "GPU devices"}}}};
   ordered phases = ordered::array();
   if (a.chosen != nullptr && !a.chosen->measures.empty()) {
     const SeedMeasure& m = a.chosen->measures.front();

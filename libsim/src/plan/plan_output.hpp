@@ -20,7 +20,8 @@ struct PlanOutcome {
   /// Each judgement's number in plan.json's candidates (judging order).
   std::map<const Judgement*, int> ids;
   std::map<std::string, std::string> manifests;
-  std::vector<std::string> warnings;  ///< findings about the plan itself (vCluster quotas too small)
+  std::vector<std::string>
+      warnings;  ///< findings about the plan itself (vCluster quotas too small)
 };
 
 std::string plan_json(const PlanOutcome& o);

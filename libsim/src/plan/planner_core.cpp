@@ -1,8 +1,8 @@
 #include "planner_core.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <atomic>
+#include <cmath>
 #include <exception>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -21,7 +21,8 @@ using nlohmann::json;
 class LocalRunner : public ReplayRunner {
  public:
   explicit LocalRunner(int jobs)
-      : jobs_(jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))) {}
+      : jobs_(jobs > 0 ? jobs
+                       : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))) {}
 
   std::vector<std::string> run(const std::vector<ReplayJob>& jobs) override {
     std::vector<std::string> out(jobs.size());
@@ -39,7 +40,8 @@ class LocalRunner : public ReplayRunner {
         }
       }
     };
-    const int n = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(jobs_), jobs.size()));
+    const int n =
+        static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(jobs_), jobs.size()));
     std::vector<std::thread> threads;
     for (int t = 1; t < n; ++t) threads.emplace_back(work);
     work();
@@ -89,12 +91,23 @@ json stop_rules_of(const PlanSpec& plan, const BaseScenario& base) {
     std::string kind;
     double over = target.bound, limit = 0;
     switch (target.metric) {
-      case Metric::WAIT_P95: kind = "percentile", limit = 95; break;
-      case Metric::WAIT_MAX: kind = "percentile", limit = 100; break;
-      case Metric::WAIT_MEAN: kind = "mean", over = 0, limit = target.bound; break;
-      case Metric::WAIT_PROBABILITY: kind = "share", over = target.over_s, limit = target.bound; break;
-      case Metric::EVICTIONS_MAX: kind = "evictions", over = 0, limit = target.bound; break;
-      default: continue;
+      case Metric::WAIT_P95:
+        kind = "percentile", limit = 95;
+        break;
+      case Metric::WAIT_MAX:
+        kind = "percentile", limit = 100;
+        break;
+      case Metric::WAIT_MEAN:
+        kind = "mean", over = 0, limit = target.bound;
+        break;
+      case Metric::WAIT_PROBABILITY:
+        kind = "share", over = target.over_s, limit = target.bound;
+        break;
+      case Metric::EVICTIONS_MAX:
+        kind = "evictions", over = 0, limit = target.bound;
+        break;
+      default:
+        continue;
     }
     std::vector<std::string> scopes;
     if (target.scope == "*") {
@@ -105,8 +118,12 @@ json stop_rules_of(const PlanSpec& plan, const BaseScenario& base) {
     for (const std::string& q : scopes) {
       std::vector<std::string> queues;
       if (q != "cluster") queues = leaves_under(base, q);
-      rules.push_back({{"kind", kind}, {"name", stop_rule_name(t, q)}, {"queues", queues}, {"from_ms", plan.warmup_ms},
-                       {"wait_over_s", over}, {"limit", limit}});
+      rules.push_back({{"kind", kind},
+                       {"name", stop_rule_name(t, q)},
+                       {"queues", queues},
+                       {"from_ms", plan.warmup_ms},
+                       {"wait_over_s", over},
+                       {"limit", limit}});
     }
   }
   return rules;
@@ -124,7 +141,8 @@ std::string run_replay_job(const ReplayJob& job) {
   o.stop_rules = stop_rules_from(options);
   Diagnostics ignored;  // the base scenario's warnings were given once, from its own file
   const api::ReplayResult r = api::run_replay(o, ignored);
-  SeedMeasure m = measure(r.outputs, r.pending_reasons, measure_options_from(options), job.seed, r.cycles);
+  SeedMeasure m =
+      measure(r.outputs, r.pending_reasons, measure_options_from(options), job.seed, r.cycles);
   m.stopped_by = r.stopped_by;
   m.stopped_at_s = r.stopped_at_ms < 0 ? -1 : static_cast<double>(r.stopped_at_ms) / 1000.0;
   return measure_to_json(m);
@@ -150,11 +168,16 @@ std::vector<std::int64_t> status_times(const PlanSpec& plan, const BaseScenario&
 Planner::Planner(const PlanSpec& plan, const PlanOptions& options, Diagnostics& diagnostics)
     : plan_(plan), options_(options), started_(std::chrono::steady_clock::now()) {
   base_ = BaseScenario::load(plan, diagnostics);
-  for (int i = 0; i < plan.seeds; ++i) main_.push_back(plan.first_seed + static_cast<std::uint64_t>(i));
-  for (int i = 0; i < plan.fresh_seeds; ++i) fresh_.push_back(plan.first_seed + static_cast<std::uint64_t>(plan.seeds + i));
+  for (int i = 0; i < plan.seeds; ++i)
+    main_.push_back(plan.first_seed + static_cast<std::uint64_t>(i));
+  for (int i = 0; i < plan.fresh_seeds; ++i)
+    fresh_.push_back(plan.first_seed + static_cast<std::uint64_t>(plan.seeds + i));
   json parents = json::object();
-  for (const PlannedQueue& q : base_->queues_for(base_->base_candidate())) parents[q.name] = q.parent;
-  json measuring{{"parents", parents}, {"warmup_ms", plan.warmup_ms}, {"status_at_ms", status_times(plan, *base_)},
+  for (const PlannedQueue& q : base_->queues_for(base_->base_candidate()))
+    parents[q.name] = q.parent;
+  json measuring{{"parents", parents},
+                 {"warmup_ms", plan.warmup_ms},
+                 {"status_at_ms", status_times(plan, *base_)},
                  {"stop_rules", json::array()}};
   measure_options_full_ = measuring.dump();
   measuring["stop_rules"] = stop_rules_of(plan, *base_);
@@ -172,18 +195,22 @@ Planner::Planner(const PlanSpec& plan, const PlanOptions& options, Diagnostics& 
   }
 }
 
-const std::string& Planner::options_with_rule(const std::string& rule) const { return options_by_rule_.at(rule); }
+const std::string& Planner::options_with_rule(const std::string& rule) const {
+  return options_by_rule_.at(rule);
+}
 
 double Planner::elapsed_seconds() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
 }
 
 std::string Planner::key(const Candidate& c, SeedSet s, bool full) const {
-  std::string k = std::string(full ? "full|" : "") + (s == SeedSet::MAIN ? "M|" : "F|") + c.hardware + "|";
+  std::string k =
+      std::string(full ? "full|" : "") + (s == SeedSet::MAIN ? "M|" : "F|") + c.hardware + "|";
   for (const auto& [pool, n] : c.nodes) k += pool + "=" + std::to_string(n) + ",";
   k += "|";
   for (const auto& [q, r] : c.gpu) {
-    k += q + "=" + go_json_number(r.quota) + "/" + go_json_number(r.limit) + "/" + go_json_number(r.over_quota_weight) + ",";
+    k += q + "=" + go_json_number(r.quota) + "/" + go_json_number(r.limit) + "/" +
+         go_json_number(r.over_quota_weight) + ",";
   }
   return k;
 }
@@ -196,18 +223,21 @@ std::string Planner::describe(const Candidate& c) const {
     for (const auto& [pool, n] : c.nodes) nodes += n;
     const double gpus = base_->gpus_of(c);
     const int devices = base_->devices_of(c);
-    out += c.hardware + ": " + std::to_string(nodes) + " nodes, " + std::to_string(devices) + " GPUs";
-    if (std::abs(gpus - devices) > 1e-9) out += " (" + gpus_text(gpus) + " as KAI counts MIG instances)";
+    out +=
+        c.hardware + ": " + std::to_string(nodes) + " nodes, " + std::to_string(devices) + " GPUs";
+    if (std::abs(gpus - devices) > 1e-9)
+      out += " (" + gpus_text(gpus) + " as KAI counts MIG instances)";
   } else if (!c.nodes.empty()) {
     std::string pools;
-    for (const auto& [pool, n] : c.nodes) pools += (pools.empty() ? "" : " + ") + std::to_string(n) + " x " + pool;
+    for (const auto& [pool, n] : c.nodes)
+      pools += (pools.empty() ? "" : " + ") + std::to_string(n) + " x " + pool;
     out += gpus_text(base_->gpus_of(c)) + " GPUs (" + pools + ")";
   } else if (!c.hardware.empty()) {
     out += c.hardware;
   }
   for (const auto& [q, r] : c.gpu) {
-    out += (out.empty() ? "" : ", ") + q + " quota " + go_json_number(r.quota) + " limit " + go_json_number(r.limit) +
-           " weight " + go_json_number(r.over_quota_weight);
+    out += (out.empty() ? "" : ", ") + q + " quota " + go_json_number(r.quota) + " limit " +
+           go_json_number(r.limit) + " weight " + go_json_number(r.over_quota_weight);
   }
   return out.empty() ? "the base scenario" : out;
 }
@@ -218,8 +248,8 @@ const Judgement& Planner::complete(const Judgement& j, SeedSet seeds, const std:
   return stopped ? judge_one(j.candidate, seeds, role, true) : j;
 }
 
-std::vector<const Judgement*> Planner::judge(const std::vector<Candidate>& candidates, SeedSet set, const std::string& role,
-                                             bool full) {
+std::vector<const Judgement*> Planner::judge(const std::vector<Candidate>& candidates, SeedSet set,
+                                             const std::string& role, bool full) {
   const std::vector<std::uint64_t>& seeds = this->seeds(set);
   std::vector<ReplayJob> jobs;
   std::vector<std::size_t> fresh;  // candidates to replay, by index into `candidates`
@@ -231,7 +261,8 @@ std::vector<const Judgement*> Planner::judge(const std::vector<Candidate>& candi
     fresh.push_back(i);
     for (std::uint64_t seed : seeds) {
       const ScenarioText t = base_->text_for(candidates[i], seed);
-      jobs.push_back({t.text, t.name, t.base_dir, seed, full ? measure_options_full_ : measure_options_});
+      jobs.push_back(
+          {t.text, t.name, t.base_dir, seed, full ? measure_options_full_ : measure_options_});
     }
   }
   if (!jobs.empty()) {
@@ -243,7 +274,8 @@ std::vector<const Judgement*> Planner::judge(const std::vector<Candidate>& candi
     std::vector<std::vector<SeedMeasure>> by_candidate;
     for (std::size_t k = 0; k < fresh.size(); ++k) {
       std::vector<SeedMeasure> measures;
-      for (std::size_t s = 0; s < seeds.size(); ++s) measures.push_back(measure_from_json(measured[at++]));
+      for (std::size_t s = 0; s < seeds.size(); ++s)
+        measures.push_back(measure_from_json(measured[at++]));
       by_candidate.push_back(std::move(measures));
     }
     // A candidate fails for certain when every seed stopped on the same rule. Seeds that stopped
@@ -258,7 +290,9 @@ std::vector<const Judgement*> Planner::judge(const std::vector<Candidate>& candi
         for (const SeedMeasure& m : measures) {
           if (!m.stopped_by.empty()) ++stops[m.stopped_by];
         }
-        if (stops.empty() || (stops.size() == 1 && stops.begin()->second == static_cast<int>(measures.size()))) continue;
+        if (stops.empty() ||
+            (stops.size() == 1 && stops.begin()->second == static_cast<int>(measures.size())))
+          continue;
         std::string common;
         int most = 0;
         for (const auto& [rule, n] : stops) {
@@ -279,7 +313,8 @@ std::vector<const Judgement*> Planner::judge(const std::vector<Candidate>& candi
           continue;
         }
         for (std::size_t s = 0; s < seeds.size(); ++s) {
-          const bool other = round == 0 ? measures[s].stopped_by != common : !measures[s].stopped_by.empty();
+          const bool other =
+              round == 0 ? measures[s].stopped_by != common : !measures[s].stopped_by.empty();
           if (!other) continue;
           ReplayJob job = jobs[k * seeds.size() + s];
           job.measure_options = round == 0 ? options_with_rule(common) : measure_options_full_;
@@ -290,13 +325,16 @@ std::vector<const Judgement*> Planner::judge(const std::vector<Candidate>& candi
       if (again.empty()) break;
       const auto t1 = std::chrono::steady_clock::now();
       const std::vector<std::string> more = runner_->run(again);
-      replay_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+      replay_seconds_ +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
       replays_ += again.size();
-      for (std::size_t r = 0; r < again.size(); ++r) by_candidate[again_at[r].first][again_at[r].second] = measure_from_json(more[r]);
+      for (std::size_t r = 0; r < again.size(); ++r)
+        by_candidate[again_at[r].first][again_at[r].second] = measure_from_json(more[r]);
     }
     for (std::size_t k = 0; k < fresh.size(); ++k) {
       const std::size_t i = fresh[k];
-      Entry e{plan::judge(plan_, *base_, candidates[i], seeds, std::move(by_candidate[k])), set, role};
+      Entry e{plan::judge(plan_, *base_, candidates[i], seeds, std::move(by_candidate[k])), set,
+              role};
       index_[key(candidates[i], set, full)] = entries_.size();
       entries_.push_back(std::move(e));
     }
@@ -304,7 +342,8 @@ std::vector<const Judgement*> Planner::judge(const std::vector<Candidate>& candi
     report_progress();
   }
   std::vector<const Judgement*> out;
-  for (const Candidate& c : candidates) out.push_back(&entries_[index_.at(key(c, set, full))].judgement);
+  for (const Candidate& c : candidates)
+    out.push_back(&entries_[index_.at(key(c, set, full))].judgement);
   return out;
 }
 
@@ -316,7 +355,9 @@ void Planner::report_progress() {
   p.replays_left = expected_;
   p.best = best_;
   p.elapsed_s = elapsed_seconds();
-  p.left_s = replays_ > 0 ? replay_seconds_ / static_cast<double>(replays_) * static_cast<double>(expected_) : 0;
+  p.left_s = replays_ > 0
+                 ? replay_seconds_ / static_cast<double>(replays_) * static_cast<double>(expected_)
+                 : 0;
   options_.progress(p);
 }
 

@@ -32,15 +32,18 @@ class Planner {
 
   const PlanSpec& plan() const { return plan_; }
   const BaseScenario& base() const { return *base_; }
-  const std::vector<std::uint64_t>& seeds(SeedSet s) const { return s == SeedSet::MAIN ? main_ : fresh_; }
+  const std::vector<std::uint64_t>& seeds(SeedSet s) const {
+    return s == SeedSet::MAIN ? main_ : fresh_;
+  }
 
   /// Judges each candidate on the seed set (replays run together, in parallel); a candidate
   /// judged before on the same set is not replayed again. Adds new ones to `entries()`. A
   /// replay stops as soon as a target is missed for certain on its seed, unless `full`: then
   /// every replay runs to its end and every measure is complete.
-  std::vector<const Judgement*> judge(const std::vector<Candidate>& candidates, SeedSet seeds, const std::string& role,
-                                      bool full = false);
-  const Judgement& judge_one(const Candidate& c, SeedSet seeds, const std::string& role, bool full = false) {
+  std::vector<const Judgement*> judge(const std::vector<Candidate>& candidates, SeedSet seeds,
+                                      const std::string& role, bool full = false);
+  const Judgement& judge_one(const Candidate& c, SeedSet seeds, const std::string& role,
+                             bool full = false) {
     return *judge({c}, seeds, role, full).front();
   }
   /// `j` itself when its replays ran to their end, else `j`'s candidate judged again in full.
@@ -67,8 +70,8 @@ class Planner {
   const PlanOptions& options_;
   std::shared_ptr<const BaseScenario> base_;
   std::vector<std::uint64_t> main_, fresh_;
-  std::string measure_options_;       // with the stop rules
-  std::string measure_options_full_;  // without: replays that must run to the end
+  std::string measure_options_;                         // with the stop rules
+  std::string measure_options_full_;                    // without: replays that must run to the end
   std::map<std::string, std::string> options_by_rule_;  // with one stop rule
   const std::string& options_with_rule(const std::string& rule) const;
   std::deque<Entry> entries_;

@@ -14,9 +14,9 @@
 #include <set>
 
 #include "questions.hpp"
+#include "sim/core/go_json.hpp"
 #include "sim/fairshare/hierarchy.hpp"
 #include "sim/fairshare/queue_quota.hpp"
-#include "sim/core/go_json.hpp"
 #include "sim/model/queue_tree.hpp"
 
 namespace sim::plan {
@@ -27,7 +27,9 @@ struct Dimension {
   std::string queue;
   int field = 0;  // 0 quota, 1 limit, 2 overQuotaWeight
   Range range;
-  int steps() const { return static_cast<int>(std::floor((range.max - range.min) / range.step + 1e-9)); }
+  int steps() const {
+    return static_cast<int>(std::floor((range.max - range.min) / range.step + 1e-9));
+  }
   double value(int i) const {
     const double v = range.min + i * range.step;
     return std::round(v * 1000) / 1000;  // milli steps (weights given in finer steps keep them)
@@ -36,7 +38,8 @@ struct Dimension {
 
 class QuotaSearch {
  public:
-  explicit QuotaSearch(Planner& p) : p_(p), rng_(p.plan().search.seed * 0x9E3779B97F4A7C15ULL + 0x51) {
+  explicit QuotaSearch(Planner& p)
+      : p_(p), rng_(p.plan().search.seed * 0x9E3779B97F4A7C15ULL + 0x51) {
     for (const QuotaKnob& k : p.plan().quotas) {
       const std::optional<Range>* fields[] = {&k.quota, &k.limit, &k.weight};
       for (int f = 0; f < 3; ++f) {
@@ -65,7 +68,8 @@ class QuotaSearch {
       scored.emplace_back(screen(pool[i]), i);
     }
     a.screened = static_cast<double>(scored.size());
-    std::stable_sort(scored.begin(), scored.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    std::stable_sort(scored.begin(), scored.end(),
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
     screen_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
     // Round one: the best screened, judged together.
@@ -82,19 +86,22 @@ class QuotaSearch {
       const std::vector<int> from = best_point();
       std::vector<std::pair<double, std::vector<int>>> next;
       for (std::size_t d = 0; d < dims_.size(); ++d) {
-        const int big = std::max(1, dims_[d].steps() / 8), small = std::max(1, dims_[d].steps() / 32);
+        const int big = std::max(1, dims_[d].steps() / 8),
+                  small = std::max(1, dims_[d].steps() / 32);
         for (int delta : {big, -big, small, -small, 1, -1}) {
           std::vector<int> x = from;
           x[d] = std::clamp(x[d] + delta, 0, dims_[d].steps());
           if (x == from || seen_.contains(x) || !allowed(x)) continue;
           const auto s0 = std::chrono::steady_clock::now();
           const double score = screen(x);
-          screen_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count();
+          screen_seconds_ +=
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count();
           next.emplace_back(score, x);
         }
       }
       if (next.empty()) break;
-      std::stable_sort(next.begin(), next.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+      std::stable_sort(next.begin(), next.end(),
+                       [](const auto& x, const auto& y) { return x.first < y.first; });
       batch.clear();
       const int room = budget - static_cast<int>(judged_.size());
       for (const auto& [score, x] : next) {
@@ -118,7 +125,8 @@ class QuotaSearch {
 
   std::vector<int> draw() {
     std::vector<int> x;
-    for (const Dimension& d : dims_) x.push_back(static_cast<int>(rng_() % static_cast<std::uint64_t>(d.steps() + 1)));
+    for (const Dimension& d : dims_)
+      x.push_back(static_cast<int>(rng_() % static_cast<std::uint64_t>(d.steps() + 1)));
     return x;
   }
 
@@ -156,7 +164,9 @@ class QuotaSearch {
         double total = 0;
         for (const std::string& q : leaves_) {
           auto it = m.demand.find(q);
-          d.push_back(it == m.demand.end() || it->second.empty() ? 0 : it->second[static_cast<std::size_t>(k)]);
+          d.push_back(it == m.demand.end() || it->second.empty()
+                          ? 0
+                          : it->second[static_cast<std::size_t>(k)]);
           total += d.back();
         }
         if (total > capacity_ + 1e-9) moments_.push_back(d);
@@ -173,7 +183,8 @@ class QuotaSearch {
       double target = 0;
       for (const Target& t : p_.plan().targets) {
         const bool mine = t.scope == q || t.scope == "*" || t.scope == "cluster";
-        const bool wait = t.metric == Metric::WAIT_P95 || t.metric == Metric::WAIT_MAX || t.metric == Metric::WAIT_MEAN;
+        const bool wait = t.metric == Metric::WAIT_P95 || t.metric == Metric::WAIT_MAX ||
+                          t.metric == Metric::WAIT_MEAN;
         if (mine && wait && t.bound > 0) target = target == 0 ? t.bound : std::min(target, t.bound);
       }
       wait_target_.push_back(target > 0 ? target : 1);
@@ -203,7 +214,8 @@ class QuotaSearch {
     for (const std::vector<double>& d : moments_) {
       IdVector<QueueId, fairshare::QueueShares> shares = start;
       for (std::size_t i = 0; i < leaves_.size(); ++i) {
-        for (QueueId q = tree_.find(leaves_[i]); q.valid(); q = tree_.parent(q)) shares[q][Resource::GPU].request += d[i];
+        for (QueueId q = tree_.find(leaves_[i]); q.valid(); q = tree_.parent(q))
+          shares[q][Resource::GPU].request += d[i];
       }
       fairshare::compute_fair_shares(tree_, shares, total, 1.0);
       for (std::size_t i = 0; i < leaves_.size(); ++i) {
@@ -214,7 +226,10 @@ class QuotaSearch {
     double worst = 0;
     for (std::size_t i = 0; i < leaves_.size(); ++i) {
       const double mean_unmet = unmet[i] / samples_;
-      const double wait = rate_[i] > 0 ? mean_unmet / (rate_[i] / static_cast<double>(p_.seeds(SeedSet::MAIN).size())) : 0;
+      const double wait =
+          rate_[i] > 0
+              ? mean_unmet / (rate_[i] / static_cast<double>(p_.seeds(SeedSet::MAIN).size()))
+              : 0;
       worst = std::max(worst, wait / wait_target_[i]);
     }
     return worst;
@@ -228,7 +243,8 @@ class QuotaSearch {
       judged_.emplace_back(xs[i], js[i]);
       if (best_ == nullptr || better(*js[i], *best_)) {
         best_ = js[i];
-        p_.set_best(p_.describe(js[i]->candidate) + (js[i]->feasible ? "" : " (not every target met)"));
+        p_.set_best(p_.describe(js[i]->candidate) +
+                    (js[i]->feasible ? "" : " (not every target met)"));
       }
     }
   }
@@ -261,7 +277,8 @@ class QuotaSearch {
       double worst = 0.0;
       for (const Check& c : j.checks) {
         const Metric m = p_.plan().targets[c.target].metric;
-        if (c.queue == q && (m == Metric::WAIT_P95 || m == Metric::WAIT_MAX || m == Metric::WAIT_MEAN)) {
+        if (c.queue == q &&
+            (m == Metric::WAIT_P95 || m == Metric::WAIT_MAX || m == Metric::WAIT_MEAN)) {
           worst = std::max(worst, c.interval.upper);
         }
       }
@@ -293,12 +310,14 @@ class QuotaSearch {
       if (!dominated) a.pareto.push_back(j);
     }
     std::vector<const Judgement*> ranked = all;
-    std::stable_sort(ranked.begin(), ranked.end(), [](const Judgement* x, const Judgement* y) { return better(*x, *y); });
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](const Judgement* x, const Judgement* y) { return better(*x, *y); });
     a.chosen = ranked.front();
     a.found = a.chosen->feasible;
     if (!a.found) {
       a.chosen = &p_.complete(*a.chosen, SeedSet::MAIN, "closest");
-      a.notes.push_back("none of the " + std::to_string(all.size()) + " candidates judged meets every target");
+      a.notes.push_back("none of the " + std::to_string(all.size()) +
+                        " candidates judged meets every target");
       return;
     }
     // Fresh seeds: the first of the best few that holds there too.
@@ -310,7 +329,9 @@ class QuotaSearch {
       const Judgement& fresh = p_.judge_one(ranked[i]->candidate, SeedSet::FRESH, "recheck", true);
       if (a.recheck == nullptr) a.recheck = &fresh;
       if (fresh.feasible) {
-        if (i > 0) a.notes.push_back("the best candidate did not hold on fresh seeds; the next that does is the answer");
+        if (i > 0)
+          a.notes.push_back(
+              "the best candidate did not hold on fresh seeds; the next that does is the answer");
         a.chosen = ranked[i];
         a.recheck = &fresh;
         a.recheck_holds = true;

@@ -17,14 +17,17 @@ using io::Field;
 
 std::int64_t duration_of(const Field& f) {
   const std::optional<std::int64_t> ms = io::parse_go_duration_ms(f.string());
-  if (!ms || *ms < 0) f.fail("not a duration such as \"30s\", \"10m\" or \"1h\": \"" + f.string() + "\"");
+  if (!ms || *ms < 0)
+    f.fail("not a duration such as \"30s\", \"10m\" or \"1h\": \"" + f.string() + "\"");
   return *ms;
 }
 
 std::string duration_text(std::int64_t ms) { return std::to_string(ms) + "ms"; }
 
-void warn_unknown(const Field& f, std::initializer_list<std::string_view> known, Diagnostics& diagnostics) {
-  for (const Field& key : f.unknown_members(known)) diagnostics.unknown_field(key.where(), key.path());
+void warn_unknown(const Field& f, std::initializer_list<std::string_view> known,
+                  Diagnostics& diagnostics) {
+  for (const Field& key : f.unknown_members(known))
+    diagnostics.unknown_field(key.where(), key.path());
 }
 
 // A bound on what one scenario may generate, so a typo in a rate fails fast instead of
@@ -40,7 +43,9 @@ struct Size {
 
 Size size_of(const Field& f, Diagnostics& diagnostics) {
   f.expect_map();
-  warn_unknown(f, {"weight", "gpus", "gpuFraction", "gpuMemoryMib", "migProfile", "migInstances", "cpu", "memory"},
+  warn_unknown(f,
+               {"weight", "gpus", "gpuFraction", "gpuMemoryMib", "migProfile", "migInstances",
+                "cpu", "memory"},
                diagnostics);
   Size s;
   if (!f.member("weight").is_null()) {
@@ -71,16 +76,18 @@ Size size_of(const Field& f, Diagnostics& diagnostics) {
     const std::string name = profile.string();
     // "<N>g.<M>gb": the form of every MIG profile name (the node pools say which exist).
     const std::size_t g = name.find("g.");
-    const bool ok = g != std::string::npos && g > 0 && name.ends_with("gb") && name.size() > g + 4 &&
-                    name.find_first_not_of("0123456789") == g &&
-                    name.substr(g + 2, name.size() - g - 4).find_first_not_of("0123456789") == std::string::npos;
+    const bool ok = g != std::string::npos && g > 0 && name.ends_with("gb") &&
+                    name.size() > g + 4 && name.find_first_not_of("0123456789") == g &&
+                    name.substr(g + 2, name.size() - g - 4).find_first_not_of("0123456789") ==
+                        std::string::npos;
     if (!ok) profile.fail("not a MIG profile name such as \"1g.10gb\": \"" + name + "\"");
     s.shape.mig_profile = name;
     ++kinds;
   }
   if (!f.member("migInstances").is_null()) {
     const std::optional<int> n = f.member("migInstances").optional_int();
-    if (!n || *n < 1 || *n > 64) f.member("migInstances").fail("must be a whole number of instances from 1 to 64");
+    if (!n || *n < 1 || *n > 64)
+      f.member("migInstances").fail("must be a whole number of instances from 1 to 64");
     if (s.shape.mig_profile.empty()) f.member("migInstances").fail("needs migProfile");
     s.shape.mig_instances = *n;
   }
@@ -127,10 +134,17 @@ class Runtime {
   std::int64_t draw(std::mt19937_64& rng) const {
     double ms = -1;
     switch (kind_) {
-      case Kind::NONE: return -1;
-      case Kind::FIXED: ms = a_; break;
-      case Kind::EXPONENTIAL: ms = -a_ * std::log1p(-uniform(rng)); break;
-      case Kind::UNIFORM: ms = a_ + (b_ - a_) * uniform(rng); break;
+      case Kind::NONE:
+        return -1;
+      case Kind::FIXED:
+        ms = a_;
+        break;
+      case Kind::EXPONENTIAL:
+        ms = -a_ * std::log1p(-uniform(rng));
+        break;
+      case Kind::UNIFORM:
+        ms = a_ + (b_ - a_) * uniform(rng);
+        break;
       case Kind::LOGNORMAL: {
         // Box-Muller from two uniforms; 1 - u keeps the log's argument in (0, 1].
         const double u1 = 1.0 - uniform(rng), u2 = uniform(rng);
@@ -149,12 +163,14 @@ class Runtime {
 };
 
 // `mig: {1g.5gb: 7}`: MIG instances per GPU, checked against the model's profiles and slices.
-std::map<std::string, int> mig_layout(const Field& pool, const model::GpuModel* gpu_model, int gpus) {
+std::map<std::string, int> mig_layout(const Field& pool, const model::GpuModel* gpu_model,
+                                      int gpus) {
   std::map<std::string, int> layout;
   const Field mig = pool.member("mig");
   if (mig.is_null()) return layout;
   mig.expect_map();
-  if (gpu_model == nullptr) mig.fail("needs a known \"gpuModel\" (MIG-capable: " + model::gpu_model_names(true) + ")");
+  if (gpu_model == nullptr)
+    mig.fail("needs a known \"gpuModel\" (MIG-capable: " + model::gpu_model_names(true) + ")");
   if (!gpu_model->mig_capable()) {
     mig.fail(gpu_model->name + " has no MIG (MIG-capable: " + model::gpu_model_names(true) + ")");
   }
@@ -166,7 +182,8 @@ std::map<std::string, int> mig_layout(const Field& pool, const model::GpuModel* 
     const model::MigProfile* profile = gpu_model->profile(name);
     if (profile == nullptr) {
       std::string known;
-      for (const model::MigProfile& p : gpu_model->mig_profiles) known += (known.empty() ? "" : ", ") + p.name;
+      for (const model::MigProfile& p : gpu_model->mig_profiles)
+        known += (known.empty() ? "" : ", ") + p.name;
       count_field.fail("not a MIG profile of " + gpu_model->name + " (" + known + ")");
     }
     const std::optional<int> n = count_field.optional_int();
@@ -178,8 +195,9 @@ std::map<std::string, int> mig_layout(const Field& pool, const model::GpuModel* 
     layout[name] = *n;
   }
   if (compute > gpu_model->compute_slices || memory > gpu_model->memory_slices) {
-    mig.fail("the instances need " + std::to_string(compute) + " compute and " + std::to_string(memory) +
-             " memory slices; one " + gpu_model->name + " has " + std::to_string(gpu_model->compute_slices) + " and " +
+    mig.fail("the instances need " + std::to_string(compute) + " compute and " +
+             std::to_string(memory) + " memory slices; one " + gpu_model->name + " has " +
+             std::to_string(gpu_model->compute_slices) + " and " +
              std::to_string(gpu_model->memory_slices));
   }
   return layout;
@@ -207,14 +225,17 @@ YAML::Node bare_pod_manifest(const PodShape& p) {
   container["name"] = "main";
   container["image"] = "busybox";
   if (p.gpus > 0) container["resources"]["limits"]["nvidia.com/gpu"] = std::to_string(p.gpus);
-  if (!p.mig_profile.empty()) container["resources"]["limits"]["nvidia.com/mig-" + p.mig_profile] = std::to_string(p.mig_instances);
+  if (!p.mig_profile.empty())
+    container["resources"]["limits"]["nvidia.com/mig-" + p.mig_profile] =
+        std::to_string(p.mig_instances);
   if (!p.cpu.empty()) container["resources"]["requests"]["cpu"] = p.cpu;
   if (!p.memory.empty()) container["resources"]["requests"]["memory"] = p.memory;
   pod["spec"]["containers"].push_back(container);
   return pod;
 }
 
-std::vector<Manifest> expand_node_pools(const Field& pools, const std::string& file, Diagnostics& diagnostics) {
+std::vector<Manifest> expand_node_pools(const Field& pools, const std::string& file,
+                                        Diagnostics& diagnostics) {
   std::vector<Manifest> out;
   std::size_t nodes = 0;
   if (pools.is_null()) return out;
@@ -222,10 +243,13 @@ std::vector<Manifest> expand_node_pools(const Field& pools, const std::string& f
   for (std::size_t p = 0; p < pools.size(); ++p) {
     const Field pool = pools.item(p);
     pool.expect_map();
-    warn_unknown(pool, {"name", "count", "gpusPerNode", "gpuModel", "gpuMemoryMib", "mig", "cpu", "memory", "pods",
-                        "labels", "taints"}, diagnostics);
+    warn_unknown(pool,
+                 {"name", "count", "gpusPerNode", "gpuModel", "gpuMemoryMib", "mig", "cpu",
+                  "memory", "pods", "labels", "taints"},
+                 diagnostics);
     const std::string name = pool.member("name").string();
-    const std::optional<int> count = pool.member("count").is_null() ? 1 : pool.member("count").optional_int();
+    const std::optional<int> count =
+        pool.member("count").is_null() ? 1 : pool.member("count").optional_int();
     if (!count || *count < 1) pool.member("count").fail("must be a whole number >= 1");
     nodes += static_cast<std::size_t>(*count);
     if (nodes > kMaxPoolNodes) {
@@ -235,7 +259,8 @@ std::vector<Manifest> expand_node_pools(const Field& pools, const std::string& f
     const std::optional<int> gpus =
         pool.member("gpusPerNode").is_null() ? 0 : pool.member("gpusPerNode").optional_int();
     if (!gpus || *gpus < 0 || *gpus > kMaxGpusPerNode) {
-      pool.member("gpusPerNode").fail("must be a whole number from 0 to " + std::to_string(kMaxGpusPerNode));
+      pool.member("gpusPerNode")
+          .fail("must be a whole number from 0 to " + std::to_string(kMaxGpusPerNode));
     }
     int memory_mib = 0;
     const model::GpuModel* gpu_model = nullptr;
@@ -244,7 +269,8 @@ std::vector<Manifest> expand_node_pools(const Field& pools, const std::string& f
       const std::string m = model_field.string();
       gpu_model = model::find_gpu_model(m);
       if (gpu_model == nullptr && pool.member("gpuMemoryMib").is_null()) {
-        model_field.fail("unknown GPU model \"" + m + "\" (known: " + model::gpu_model_names() + "; or give gpuMemoryMib)");
+        model_field.fail("unknown GPU model \"" + m + "\" (known: " + model::gpu_model_names() +
+                         "; or give gpuMemoryMib)");
       }
       if (gpu_model != nullptr) memory_mib = gpu_model->memory_mib;
     }
@@ -262,7 +288,8 @@ std::vector<Manifest> expand_node_pools(const Field& pools, const std::string& f
       node["kind"] = "Node";
       node["metadata"]["name"] = name + "-" + std::to_string(i);
       YAML::Node labels = node["metadata"]["labels"];
-      labels["kubernetes.io/hostname"] = node["metadata"]["name"].Scalar();  // as the kubelet labels its node
+      labels["kubernetes.io/hostname"] =
+          node["metadata"]["name"].Scalar();  // as the kubelet labels its node
       labels["kaisim/pool"] = name;
       if (!mig.empty()) {
         // The GPU Operator's mixed strategy: every GPU partitioned, MIG instances as resources.
@@ -271,22 +298,26 @@ std::vector<Manifest> expand_node_pools(const Field& pools, const std::string& f
       }
       if (*gpus > 0) {
         labels["nvidia.com/gpu.present"] = "true";
-        labels["nvidia.com/gpu.product"] = "NVIDIA-" + pool.member("gpuModel").optional_string().value_or("custom");
+        labels["nvidia.com/gpu.product"] =
+            "NVIDIA-" + pool.member("gpuModel").optional_string().value_or("custom");
         labels["nvidia.com/gpu.memory"] = std::to_string(memory_mib);
         labels["nvidia.com/gpu.count"] = std::to_string(*gpus);
       }
       const Field extra_labels = pool.member("labels");
       if (!extra_labels.is_null()) {
         extra_labels.expect_map();
-        for (const auto& kv : extra_labels.node()) labels[kv.first.Scalar()] = YAML::Clone(kv.second);
+        for (const auto& kv : extra_labels.node())
+          labels[kv.first.Scalar()] = YAML::Clone(kv.second);
       }
-      if (!pool.member("taints").is_null()) node["spec"]["taints"] = YAML::Clone(pool.member("taints").node());
+      if (!pool.member("taints").is_null())
+        node["spec"]["taints"] = YAML::Clone(pool.member("taints").node());
       YAML::Node allocatable = node["status"]["allocatable"];
       allocatable["cpu"] = pool.member("cpu").optional_string().value_or("64");
       allocatable["memory"] = pool.member("memory").optional_string().value_or("512Gi");
       allocatable["pods"] = pool.member("pods").optional_string().value_or("110");
       allocatable["nvidia.com/gpu"] = mig.empty() ? std::to_string(*gpus) : "0";
-      for (const auto& [profile, per_gpu] : mig) allocatable["nvidia.com/mig-" + profile] = std::to_string(per_gpu * *gpus);
+      for (const auto& [profile, per_gpu] : mig)
+        allocatable["nvidia.com/mig-" + profile] = std::to_string(per_gpu * *gpus);
       YAML::Node ready;
       ready["type"] = "Ready";
       ready["status"] = "True";
@@ -298,37 +329,46 @@ std::vector<Manifest> expand_node_pools(const Field& pools, const std::string& f
 }
 
 void expand_generators(const Field& generators, std::uint64_t seed, std::int64_t duration_ms,
-                       const std::set<std::string>& queues, const std::string& file, std::vector<Step>& steps,
-                       Diagnostics& diagnostics) {
+                       const std::set<std::string>& queues, const std::string& file,
+                       std::vector<Step>& steps, Diagnostics& diagnostics) {
   if (generators.is_null()) return;
   generators.expect_sequence();
   std::size_t generated = 0;
   for (std::size_t g = 0; g < generators.size(); ++g) {
     const Field gen = generators.item(g);
     gen.expect_map();
-    warn_unknown(gen, {"name", "queue", "namespace", "priorityClass", "start", "end", "arrivalsPerHour",
-                       "maxJobs", "sizes", "runtime"}, diagnostics);
+    warn_unknown(gen,
+                 {"name", "queue", "namespace", "priorityClass", "start", "end", "arrivalsPerHour",
+                  "maxJobs", "sizes", "runtime"},
+                 diagnostics);
     const std::string name = gen.member("name").string();
     const std::string queue = gen.member("queue").string();
     const std::string ns = gen.member("namespace").optional_string().value_or("default");
-    const std::string priority_class = gen.member("priorityClass").optional_string().value_or("train");
+    const std::string priority_class =
+        gen.member("priorityClass").optional_string().value_or("train");
     const std::int64_t start = gen.member("start").is_null() ? 0 : duration_of(gen.member("start"));
-    const std::int64_t end = gen.member("end").is_null() ? duration_ms : duration_of(gen.member("end"));
+    const std::int64_t end =
+        gen.member("end").is_null() ? duration_ms : duration_of(gen.member("end"));
     for (const char* bound : {"start", "end"}) {
       if (!gen.member(bound).is_null() && duration_of(gen.member(bound)) > duration_ms) {
-        gen.member(bound).fail("is after the end of the scenario (its duration): no pod would arrive then");
+        gen.member(bound).fail(
+            "is after the end of the scenario (its duration): no pod would arrive then");
       }
     }
     const double rate = gen.member("arrivalsPerHour").number();
     if (!(rate > 0)) gen.member("arrivalsPerHour").fail("must be positive");
-    const std::optional<int> max_jobs =
-        gen.member("maxJobs").is_null() ? std::optional<int>(1'000'000) : gen.member("maxJobs").optional_int();
+    const std::optional<int> max_jobs = gen.member("maxJobs").is_null()
+                                            ? std::optional<int>(1'000'000)
+                                            : gen.member("maxJobs").optional_int();
     if (!max_jobs || *max_jobs < 0) gen.member("maxJobs").fail("must be a whole number >= 0");
     // Fail before building anything when the expected count alone is past the bound.
-    const double expected = std::min(static_cast<double>(*max_jobs), rate * static_cast<double>(std::max<std::int64_t>(0, end - start)) / 3'600'000.0);
+    const double expected =
+        std::min(static_cast<double>(*max_jobs),
+                 rate * static_cast<double>(std::max<std::int64_t>(0, end - start)) / 3'600'000.0);
     if (static_cast<double>(generated) + expected > static_cast<double>(kMaxGeneratedPods) * 1.01) {
-      gen.member("arrivalsPerHour").fail("the generators would create more than " + std::to_string(kMaxGeneratedPods) +
-                                         " pods; lower the rates or set maxJobs");
+      gen.member("arrivalsPerHour")
+          .fail("the generators would create more than " + std::to_string(kMaxGeneratedPods) +
+                " pods; lower the rates or set maxJobs");
     }
     const Field sizes_field = gen.member("sizes");
     std::vector<Size> sizes;
@@ -337,7 +377,8 @@ void expand_generators(const Field& generators, std::uint64_t seed, std::int64_t
     } else {
       sizes_field.expect_sequence();
       if (sizes_field.size() == 0) sizes_field.fail("expected at least one size");
-      for (std::size_t i = 0; i < sizes_field.size(); ++i) sizes.push_back(size_of(sizes_field.item(i), diagnostics));
+      for (std::size_t i = 0; i < sizes_field.size(); ++i)
+        sizes.push_back(size_of(sizes_field.item(i), diagnostics));
     }
     double total_weight = 0;
     for (const Size& s : sizes) total_weight += s.weight;
@@ -345,7 +386,8 @@ void expand_generators(const Field& generators, std::uint64_t seed, std::int64_t
     if (!queues.contains(queue)) {
       std::string known;
       for (const std::string& q : queues) known += (known.empty() ? "" : ", ") + q;
-      gen.member("queue").fail("no Queue named \"" + queue + "\" in this scenario (queues: " + (known.empty() ? "none" : known) + ")");
+      gen.member("queue").fail("no Queue named \"" + queue + "\" in this scenario (queues: " +
+                               (known.empty() ? "none" : known) + ")");
     }
 
     // One engine per generator: adding a generator does not change the others' pods.
@@ -357,8 +399,9 @@ void expand_generators(const Field& generators, std::uint64_t seed, std::int64_t
       const std::int64_t at = std::llround(t);
       if (at > end) break;
       if (++generated > kMaxGeneratedPods) {
-        gen.member("arrivalsPerHour").fail("the generators would create more than " + std::to_string(kMaxGeneratedPods) +
-                                           " pods; lower the rates or set maxJobs");
+        gen.member("arrivalsPerHour")
+            .fail("the generators would create more than " + std::to_string(kMaxGeneratedPods) +
+                  " pods; lower the rates or set maxJobs");
       }
       double pick = uniform(rng) * total_weight;
       std::size_t k = 0;

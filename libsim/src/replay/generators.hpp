@@ -21,15 +21,16 @@ double uniform(std::mt19937_64& rng);
 YAML::Node bare_pod_manifest(const PodShape& shape);
 
 /// `cluster.nodePools[]` -> one Node manifest per node, named `<pool>-<i>`.
-std::vector<Manifest> expand_node_pools(const io::Field& pools, const std::string& file, Diagnostics& diagnostics);
+std::vector<Manifest> expand_node_pools(const io::Field& pools, const std::string& file,
+                                        Diagnostics& diagnostics);
 
 /// `generators[]` -> timed steps that apply generated bare pods (Poisson arrivals, a weighted size
 /// mix, a runtime distribution). Draws come from one mt19937_64 per generator seeded from the
 /// scenario seed and the generator's index, so the same scenario gives the same pods anywhere.
 /// A generator's queue must be one of `queues` (the scenario's Queues).
 void expand_generators(const io::Field& generators, std::uint64_t seed, std::int64_t duration_ms,
-                       const std::set<std::string>& queues, const std::string& file, std::vector<Step>& steps,
-                       Diagnostics& diagnostics);
+                       const std::set<std::string>& queues, const std::string& file,
+                       std::vector<Step>& steps, Diagnostics& diagnostics);
 
 /// The pod annotation that gives a pod's run time (Go duration); a running pod completes after it.
 inline constexpr const char* kRuntimeAnnotation = "kaisim/runtime";

@@ -18,7 +18,8 @@ void check_kept_state(const model::ClusterState& kept, model::ClusterState& fres
                       const IdVector<QueueId, fairshare::QueueShares>* light);
 /// Asserts that a full cycle on `fresh` decides nothing and gives every queue the attributes
 /// `queues` (those a cycle that only recomputed the fair share gave).
-void check_queues_without_cycle(model::ClusterState& fresh, const IdVector<QueueId, fairshare::QueueShares>& queues);
+void check_queues_without_cycle(model::ClusterState& fresh,
+                                const IdVector<QueueId, fairshare::QueueShares>& queues);
 /// Asserts that a ledger kept up to date equals one rebuilt from `state`, bit for bit.
 void check_ledger(const QueueLedger& ledger, const model::ClusterState& state);
 #endif

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "queue_ledger.hpp"
-#include "wait_log.hpp"
 #include "sim/fairshare/hierarchy.hpp"
+#include "wait_log.hpp"
 #include "world.hpp"
 
 namespace sim::replay {
@@ -28,8 +28,9 @@ struct QueueSample {
 
 struct QueueTotals {
   double gpu_seconds = 0;
-  std::vector<double> waits_s;  ///< submit -> bind, and censored waits (submit -> end) once finished
-  int waiting_at_end = 0;       ///< submissions with no bind by the end (their waits are censored)
+  std::vector<double>
+      waits_s;             ///< submit -> bind, and censored waits (submit -> end) once finished
+  int waiting_at_end = 0;  ///< submissions with no bind by the end (their waits are censored)
   std::vector<double> reclaim_latencies_s;
   std::int64_t starved_since_ms = -1;  ///< open "below guaranteed share with demand" episode
   int evictions_suffered = 0;
@@ -48,7 +49,8 @@ class Metrics {
   void record_events(const std::vector<PodEvent>& events);
   /// A pending pod's typed reason after the full cycle at `now_ms` (a `wait` event when its
   /// period starts; docs/replay-output.md).
-  void record_wait(std::int64_t now_ms, const std::string& pod, const std::string& queue, const sched::WaitReason& why) {
+  void record_wait(std::int64_t now_ms, const std::string& pod, const std::string& queue,
+                   const sched::WaitReason& why) {
     waits_.record(now_ms, pod, queue, why, events_);
   }
   /// Every pending pod's reason of a cycle is in (after a cycle with nothing pending too).
@@ -60,10 +62,10 @@ class Metrics {
   std::string kai_timeline_csv() const { return kai_timeline_; }
   std::string events_jsonl() const { return events_; }
   std::string cluster_csv() const { return cluster_; }
-  std::string summary_json(const std::string& name, std::size_t cycles, std::int64_t duration_ms) const;
+  std::string summary_json(const std::string& name, std::size_t cycles,
+                           std::int64_t duration_ms) const;
   std::string summary_table(const std::string& name, std::size_t cycles, std::size_t cycles_reused,
-                            std::size_t cycles_fair_share_only,
-                            std::int64_t duration_ms) const;
+                            std::size_t cycles_fair_share_only, std::int64_t duration_ms) const;
 
   /// Every queue's allocation after the latest cycle (what the Queue status and its metric show).
   std::map<std::string, ResourceVec> allocated_by_queue() const;
@@ -72,15 +74,19 @@ class Metrics {
   bool evicted(const std::string& pod, std::int64_t by_ms) const;
 
  private:
-  std::string timeline_ = "time_s,queue,resource,allocated,allocated_non_preemptible,requested,fair_share,quota,limit\n";
+  std::string timeline_ =
+      "time_s,queue,resource,allocated,allocated_non_preemptible,requested,fair_share,quota,"
+      "limit\n";
   std::string kai_timeline_ = "Time,QueueID,Allocation,FairShare\n";
   std::string events_;
-  static constexpr std::string_view kClusterHeader = "time_s,gpus,allocated_gpus,stranded_gpu_memory_mib\n";
+  static constexpr std::string_view kClusterHeader =
+      "time_s,gpus,allocated_gpus,stranded_gpu_memory_mib\n";
   std::string cluster_{kClusterHeader};
   std::array<double, 3> last_cluster_row_{};
   std::map<std::string, QueueSample> last_;
   std::map<std::string, QueueTotals> totals_;
-  std::map<std::string, std::pair<std::int64_t, std::string>> submitted_;  // pod -> submit time (ms), queue
+  std::map<std::string, std::pair<std::int64_t, std::string>>
+      submitted_;                                   // pod -> submit time (ms), queue
   std::map<std::string, std::int64_t> evicted_at_;  // pod -> first eviction (ms)
   std::int64_t last_ms_ = 0;
   std::vector<std::string> last_kai_rows_;  // the leaves' kai-timeline rows without the time

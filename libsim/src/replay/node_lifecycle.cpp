@@ -42,19 +42,23 @@ std::string lifecycle_taint(const YAML::Node& node) {
 // How long the pod stays on a node with `taint` (NoExecute, no value): the shortest
 // tolerationSeconds among its tolerations that match (getMinTolerationTime); nullopt when a
 // matching toleration has no limit; 0 when none matches.
-std::optional<std::int64_t> toleration_ms(const std::vector<model::Toleration>& tolerations, const std::string& key) {
+std::optional<std::int64_t> toleration_ms(const std::vector<model::Toleration>& tolerations,
+                                          const std::string& key) {
   const model::Taint taint{key, "", "NoExecute"};
   bool matched = false, admitted_default = false;
   std::int64_t shortest = std::numeric_limits<std::int64_t>::max();
   for (const model::Toleration& t : tolerations) {
     // DefaultTolerationSeconds adds its toleration unless one for the key (or any key) and
     // NoExecute (or any effect) is already there, whatever its operator.
-    if ((t.key.empty() || t.key == key) && (t.effect.empty() || t.effect == "NoExecute")) admitted_default = true;
+    if ((t.key.empty() || t.key == key) && (t.effect.empty() || t.effect == "NoExecute"))
+      admitted_default = true;
     if (!model::tolerates(t, taint)) continue;
     matched = true;
     // Negative means 0, and anything beyond a century is as good as for ever without
     // overflowing the clock.
-    if (t.seconds) shortest = std::min<std::int64_t>(shortest, std::clamp<std::int64_t>(*t.seconds, 0, kCenturySeconds) * 1000);
+    if (t.seconds)
+      shortest = std::min<std::int64_t>(
+          shortest, std::clamp<std::int64_t>(*t.seconds, 0, kCenturySeconds) * 1000);
   }
   if (!admitted_default) return kDefaultTolerationMs;
   if (!matched) return 0;
@@ -64,8 +68,8 @@ std::optional<std::int64_t> toleration_ms(const std::vector<model::Toleration>& 
 
 }  // namespace
 
-void World::node_condition_changed(const std::string& node, const YAML::Node& doc, std::int64_t now_ms,
-                                   std::vector<PodEvent>& events) {
+void World::node_condition_changed(const std::string& node, const YAML::Node& doc,
+                                   std::int64_t now_ms, std::vector<PodEvent>& events) {
   const std::string taint = lifecycle_taint(doc);
   auto it = node_taints_.find(node);
   if (taint == (it == node_taints_.end() ? "" : it->second)) return;
@@ -75,7 +79,8 @@ void World::node_condition_changed(const std::string& node, const YAML::Node& do
     node_taints_[node] = taint;
   }
   std::vector<std::string> pods;
-  for (auto it_pod = objects_.lower_bound("Pod/"); it_pod != objects_.end() && it_pod->first.rfind("Pod/", 0) == 0; ++it_pod) {
+  for (auto it_pod = objects_.lower_bound("Pod/");
+       it_pod != objects_.end() && it_pod->first.rfind("Pod/", 0) == 0; ++it_pod) {
     if (str(it_pod->second.doc, "spec", "nodeName") == node) pods.push_back(it_pod->first);
   }
   for (const std::string& key : pods) {
@@ -88,13 +93,15 @@ void World::node_condition_changed(const std::string& node, const YAML::Node& do
   }
 }
 
-void World::schedule_taint_eviction(const std::string& key, std::int64_t now_ms, std::vector<PodEvent>& events) {
+void World::schedule_taint_eviction(const std::string& key, std::int64_t now_ms,
+                                    std::vector<PodEvent>& events) {
   const Object& obj = objects_.at(key);
   auto taint = node_taints_.find(str(obj.doc, "spec", "nodeName"));
   if (taint == node_taints_.end() || terminating_.contains(key)) return;
   // Read with the snapshot's reader: the scenario's validation has checked these fields.
   const io::Field pod(obj.doc, "", obj.file.get());
-  const std::optional<std::int64_t> stay = toleration_ms(io::read_tolerations(pod.member("spec").member("tolerations")), taint->second);
+  const std::optional<std::int64_t> stay =
+      toleration_ms(io::read_tolerations(pod.member("spec").member("tolerations")), taint->second);
   if (!stay) {
     taint_evictions_.erase(key);
     taint_since_.erase(key);
@@ -110,7 +117,8 @@ void World::schedule_taint_eviction(const std::string& key, std::int64_t now_ms,
   }
 }
 
-void World::evict_for_taint(const std::string& key, std::int64_t now_ms, std::vector<PodEvent>& events) {
+void World::evict_for_taint(const std::string& key, std::int64_t now_ms,
+                            std::vector<PodEvent>& events) {
   taint_evictions_.erase(key);
   taint_since_.erase(key);
   auto it = objects_.find(key);
@@ -119,14 +127,16 @@ void World::evict_for_taint(const std::string& key, std::int64_t now_ms, std::ve
   const std::string node = str(doc, "spec", "nodeName");
   auto taint = node_taints_.find(node);
   if (taint == node_taints_.end()) return;
-  events.push_back({now_ms, "lost", str(doc, "metadata", "namespace") + "/" + str(doc, "metadata", "name"),
-                    queue_of(doc), node, taint->second == kNotReadyTaint ? "node-not-ready" : "node-unreachable",
-                    "", requested_gpus(doc)});
+  events.push_back(
+      {now_ms, "lost", str(doc, "metadata", "namespace") + "/" + str(doc, "metadata", "name"),
+       queue_of(doc), node, taint->second == kNotReadyTaint ? "node-not-ready" : "node-unreachable",
+       "", requested_gpus(doc)});
   start_termination(key, now_ms, events);
 }
 
 void World::evict_for_taints(std::int64_t now_ms, std::vector<PodEvent>& events) {
-  for (const auto& [key, at] : taint_evictions_.take_due(now_ms)) evict_for_taint(key, now_ms, events);
+  for (const auto& [key, at] : taint_evictions_.take_due(now_ms))
+    evict_for_taint(key, now_ms, events);
 }
 
 }  // namespace sim::replay

@@ -8,7 +8,8 @@
 namespace sim::replay {
 namespace {
 
-bool has(const std::vector<sched::WaitReason>& reasons, std::initializer_list<sched::WaitCause> causes) {
+bool has(const std::vector<sched::WaitReason>& reasons,
+         std::initializer_list<sched::WaitCause> causes) {
   return std::any_of(reasons.begin(), reasons.end(), [&](const sched::WaitReason& r) {
     return std::find(causes.begin(), causes.end(), r.cause) != causes.end();
   });

@@ -36,10 +36,14 @@ bool QueueLedger::record(const model::ClusterState& state, const model::Task& ta
   auto [it, added] = pods_.try_emplace(task.ns + "/" + task.name);
   if (!added) apply(it->second, -1);
   apply(e, +1);
-  if (e.may_pend) may_pend_.insert(it->first);
-  else may_pend_.erase(it->first);
-  if (e.may_be_stale) may_be_stale_.insert(it->first);
-  else may_be_stale_.erase(it->first);
+  if (e.may_pend)
+    may_pend_.insert(it->first);
+  else
+    may_pend_.erase(it->first);
+  if (e.may_be_stale)
+    may_be_stale_.insert(it->first);
+  else
+    may_be_stale_.erase(it->first);
   it->second = std::move(e);
   return true;
 }
@@ -53,7 +57,8 @@ void QueueLedger::forget(const std::string& pod) {
   pods_.erase(it);
 }
 
-QueueLedger::Entry QueueLedger::entry(const model::ClusterState& state, const model::Task& task) const {
+QueueLedger::Entry QueueLedger::entry(const model::ClusterState& state,
+                                      const model::Task& task) const {
   Entry e;
   e.part = sched::pod_part(state, task);
   if (task.job.valid()) {
@@ -63,12 +68,15 @@ QueueLedger::Entry QueueLedger::entry(const model::ClusterState& state, const mo
     e.may_pend = e.part.pending || !job.queue.valid();
     e.may_be_stale = sched::pod_may_be_stale(job, task);
   }
-  e.listed = !e.part.allocated && (task.status == model::TaskStatus::PENDING || task.status == model::TaskStatus::PIPELINED);
+  e.listed = !e.part.allocated && (task.status == model::TaskStatus::PENDING ||
+                                   task.status == model::TaskStatus::PIPELINED);
   // What is not allocated counts as the scheduler quantifies a request: a MIG instance
   // `mig-Ng.*` as N GPUs, as KAI counts it against quotas (quantify_request).
-  const ResourceVec requested = e.part.allocated ? ResourceVec::Zero() : sched::Session::quantify_request(task);
+  const ResourceVec requested =
+      e.part.allocated ? ResourceVec::Zero() : sched::Session::quantify_request(task);
   for (std::size_t i = 0; i < kQuotaResources.size(); ++i) {
-    e.request[i] = e.part.allocated ? e.part.amount[i] : ExactSum::term(at(requested, kQuotaResources[i]));
+    e.request[i] =
+        e.part.allocated ? e.part.amount[i] : ExactSum::term(at(requested, kQuotaResources[i]));
   }
   if (task.node.valid() && e.part.allocated && task.is_shared_gpu_allocation()) {
     e.node = task.node;
@@ -76,7 +84,8 @@ QueueLedger::Entry QueueLedger::entry(const model::ClusterState& state, const mo
     e.mib = state.nodes[task.node].gpu_memory_of(task.gpu);
   }
   e.anti_affinity = !task.placement.pod_anti_affinity.empty();
-  e.preferred_affinity = !task.placement.preferred_pod_affinity.empty() || !task.placement.preferred_pod_anti_affinity.empty();
+  e.preferred_affinity = !task.placement.preferred_pod_affinity.empty() ||
+                         !task.placement.preferred_pod_anti_affinity.empty();
   return e;
 }
 
@@ -86,8 +95,10 @@ void QueueLedger::apply(const Entry& e, int sign) {
     if (e.part.allocated || e.listed) {
       for (QueueId q = e.queue; q.valid(); q = open_.parent(q)) {
         for (std::size_t i = 0; i < e.request.size(); ++i) {
-          if (sign > 0) requested_[q][i].add(e.request[i]);
-          else requested_[q][i].subtract(e.request[i]);
+          if (sign > 0)
+            requested_[q][i].add(e.request[i]);
+          else
+            requested_[q][i].subtract(e.request[i]);
         }
       }
     }
@@ -121,7 +132,8 @@ model::OpenSums QueueLedger::open_sums(const model::ClusterState& state) const {
   auto jobs_of = [&](const std::set<std::string>& pods, std::vector<JobId>& jobs) {
     for (const std::string& pod : pods) {
       const std::size_t slash = pod.find('/');
-      const TaskId id = io::find_task(state, std::string_view(pod).substr(0, slash), std::string_view(pod).substr(slash + 1));
+      const TaskId id = io::find_task(state, std::string_view(pod).substr(0, slash),
+                                      std::string_view(pod).substr(slash + 1));
       if (id.valid() && state.tasks[id].job.valid()) jobs.push_back(state.tasks[id].job);
     }
   };
@@ -139,7 +151,8 @@ IdVector<QueueId, TimelineSums> QueueLedger::timeline() const {
     const QueueId q(static_cast<QueueId::value_type>(i));
     out[q].allocated = open[q].allocated;
     out[q].allocated_np = open[q].allocated_not_preemptible;
-    for (std::size_t r = 0; r < kQuotaResources.size(); ++r) at(out[q].requested, kQuotaResources[r]) = requested_[q][r].value();
+    for (std::size_t r = 0; r < kQuotaResources.size(); ++r)
+      at(out[q].requested, kQuotaResources[r]) = requested_[q][r].value();
   }
   return out;
 }

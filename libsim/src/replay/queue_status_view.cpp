@@ -17,7 +17,9 @@ class WorldObjects : public io::StatusObjects {
   const YAML::Node* pod_group(const std::string& ns, const std::string& name) const override {
     return world_.find("PodGroup", ns, name);
   }
-  const YAML::Node* node(const std::string& name) const override { return world_.find("Node", "", name); }
+  const YAML::Node* node(const std::string& name) const override {
+    return world_.find("Node", "", name);
+  }
   std::optional<int> priority_class(const std::string& name) const override {
     if (const YAML::Node* pc = world_.find("PriorityClass", "", name)) return value_of(*pc);
     for (const model::PriorityClass& pc : model::default_priority_classes()) {
@@ -42,7 +44,8 @@ std::string pod_name(const YAML::Node& pod) {
   return (ns.empty() ? std::string("default") : ns) + "/" + str(pod, "metadata", "name");
 }
 
-constexpr io::StatusCountOptions kWorldCounting{.assume_pod_grouper = false, .node_name_means_scheduled = true};
+constexpr io::StatusCountOptions kWorldCounting{.assume_pod_grouper = false,
+                                                .node_name_means_scheduled = true};
 
 }  // namespace
 
@@ -70,7 +73,8 @@ void QueueStatusView::sample(const World& world, std::int64_t now_ms) {
     sums_ = {};
     parts_.clear();
     parents_.clear();
-    for (const YAML::Node* q : world.objects_of("Queue")) parents_[str(*q, "metadata", "name")] = str(*q, "spec", "parentQueue");
+    for (const YAML::Node* q : world.objects_of("Queue"))
+      parents_[str(*q, "metadata", "name")] = str(*q, "spec", "parentQueue");
     for (const YAML::Node* pod : world.objects_of("Pod")) recount(world, pod_name(*pod));
   } else {
     for (const std::string& pod : touched_) recount(world, pod);
@@ -87,9 +91,11 @@ void QueueStatusView::sample(const World& world, std::int64_t now_ms) {
   }
 }
 
-void QueueStatusView::write_rows(std::int64_t now_ms, const std::map<std::string, io::QueueStatus>& status) {
+void QueueStatusView::write_rows(std::int64_t now_ms,
+                                 const std::map<std::string, io::QueueStatus>& status) {
   static const std::map<std::string, io::QueueStatus> kNone;
-  const std::map<std::string, io::QueueStatus>& before = history_.empty() ? kNone : history_.back().second;
+  const std::map<std::string, io::QueueStatus>& before =
+      history_.empty() ? kNone : history_.back().second;
   std::set<std::string> queues;
   for (const auto& [q, s] : status) queues.insert(q);
   for (const auto& [q, s] : before) queues.insert(q);
@@ -100,18 +106,20 @@ void QueueStatusView::write_rows(std::int64_t now_ms, const std::map<std::string
     const io::QueueStatus& was = before.contains(q) ? before.at(q) : none;
     std::set<std::string> resources;
     for (const io::QueueStatus* s : {&now, &was}) {
-      for (const io::ResourceAmounts* a : {&s->allocated, &s->allocated_non_preemptible, &s->requested}) {
+      for (const io::ResourceAmounts* a :
+           {&s->allocated, &s->allocated_non_preemptible, &s->requested}) {
         for (const auto& [r, v] : a->entries()) resources.insert(r);
       }
     }
     for (const std::string& r : resources) {
-      const bool changed = now.allocated.get(r) != was.allocated.get(r) ||
-                           now.allocated_non_preemptible.get(r) != was.allocated_non_preemptible.get(r) ||
-                           now.requested.get(r) != was.requested.get(r);
+      const bool changed =
+          now.allocated.get(r) != was.allocated.get(r) ||
+          now.allocated_non_preemptible.get(r) != was.allocated_non_preemptible.get(r) ||
+          now.requested.get(r) != was.requested.get(r);
       // The first rows of a queue are written even when zero, so every queue appears.
       if (!changed && !(history_.empty() || !before.contains(q))) continue;
-      csv_ += time + "," + q + "," + r + "," + io::format_nano_quantity(now.allocated.get(r)) + "," +
-              io::format_nano_quantity(now.allocated_non_preemptible.get(r)) + "," +
+      csv_ += time + "," + q + "," + r + "," + io::format_nano_quantity(now.allocated.get(r)) +
+              "," + io::format_nano_quantity(now.allocated_non_preemptible.get(r)) + "," +
               io::format_nano_quantity(now.requested.get(r)) + "\n";
     }
   }

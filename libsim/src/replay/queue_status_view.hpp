@@ -29,7 +29,8 @@ class QueueStatusView {
   /// time_s,queue,resource,allocated,allocated_non_preemptible,requested (docs/replay-output.md).
   const std::string& csv() const { return csv_; }
   /// Every queue's status from each time on (ms), in time order.
-  const std::vector<std::pair<std::int64_t, std::map<std::string, io::QueueStatus>>>& history() const {
+  const std::vector<std::pair<std::int64_t, std::map<std::string, io::QueueStatus>>>& history()
+      const {
     return history_;
   }
 

@@ -10,9 +10,9 @@
 #include <sstream>
 
 #include "generators.hpp"
-#include "trace_csv.hpp"
 #include "io/yaml_field.hpp"
 #include "sim/io/input_limits.hpp"
+#include "trace_csv.hpp"
 
 namespace sim::replay {
 namespace {
@@ -50,19 +50,23 @@ class Loader {
     const std::string& file = *files_.front();
     const Field root(io::parse_single_document(text, file), "", &file);
     root.expect_map();
-    for (const Field& key : root.unknown_members({"schema_version", "name", "description", "seed", "schedulePeriod",
-                                                  "duration", "podTerminationGracePeriod", "bindDelay", "fairShare", "scheduler", "cluster",
-                                                  "manifests", "generators", "trace", "endWhenDrained", "steps", "expect"})) {
+    for (const Field& key : root.unknown_members(
+             {"schema_version", "name", "description", "seed", "schedulePeriod", "duration",
+              "podTerminationGracePeriod", "bindDelay", "fairShare", "scheduler", "cluster",
+              "manifests", "generators", "trace", "endWhenDrained", "steps", "expect"})) {
       diagnostics_.unknown_field(key.where(), key.path());
     }
     const Field version = root.member("schema_version");
-    if (version.is_null()) root.fail("missing required field \"schema_version\" (this kaisim reads version 1)");
-    if (version.optional_int() != kSchemaVersion) version.fail("unsupported schema_version; this kaisim reads version 1");
+    if (version.is_null())
+      root.fail("missing required field \"schema_version\" (this kaisim reads version 1)");
+    if (version.optional_int() != kSchemaVersion)
+      version.fail("unsupported schema_version; this kaisim reads version 1");
 
     Scenario sc;
     sc.name = root.member("name").optional_string().value_or(fs::path(file).stem().string());
     sc.description = root.member("description").optional_string().value_or("");
-    if (std::optional<int> seed = root.member("seed").optional_int()) sc.seed = static_cast<std::uint64_t>(*seed);
+    if (std::optional<int> seed = root.member("seed").optional_int())
+      sc.seed = static_cast<std::uint64_t>(*seed);
     sc.period_ms = duration_ms(root.member("schedulePeriod"), sc.period_ms);
     if (sc.period_ms <= 0) root.member("schedulePeriod").fail("must be positive");
     sc.duration_ms = duration_ms(root.member("duration"), sc.duration_ms);
@@ -85,20 +89,25 @@ class Loader {
       steps.expect_sequence();
       for (std::size_t i = 0; i < steps.size(); ++i) sc.steps.push_back(step(steps.item(i)));
     }
-    expand_generators(root.member("generators"), sc.seed, sc.duration_ms, queue_names(sc), file, sc.steps, diagnostics_);
+    expand_generators(root.member("generators"), sc.seed, sc.duration_ms, queue_names(sc), file,
+                      sc.steps, diagnostics_);
     const Field trace = root.member("trace");
     if (!trace.is_null()) {
       const fs::path path = base_ / trace.string();
       files_.push_back(std::make_unique<std::string>(path.lexically_normal().string()));
-      for (Step& s : read_trace_csv(read_file(path, trace), *files_.back(), diagnostics_)) sc.steps.push_back(std::move(s));
+      for (Step& s : read_trace_csv(read_file(path, trace), *files_.back(), diagnostics_))
+        sc.steps.push_back(std::move(s));
     }
-    if (const Field drained = root.member("endWhenDrained"); !drained.is_null()) sc.end_when_drained = boolean(drained);
-    std::stable_sort(sc.steps.begin(), sc.steps.end(), [](const Step& a, const Step& b) { return a.at_ms < b.at_ms; });
+    if (const Field drained = root.member("endWhenDrained"); !drained.is_null())
+      sc.end_when_drained = boolean(drained);
+    std::stable_sort(sc.steps.begin(), sc.steps.end(),
+                     [](const Step& a, const Step& b) { return a.at_ms < b.at_ms; });
 
     const Field expect = root.member("expect");
     if (!expect.is_null()) {
       expect.expect_sequence();
-      for (std::size_t i = 0; i < expect.size(); ++i) sc.expectations.push_back(expectation(expect.item(i)));
+      for (std::size_t i = 0; i < expect.size(); ++i)
+        sc.expectations.push_back(expectation(expect.item(i)));
     }
     check_references(sc);
     check_work(sc, root.member("duration").is_null() ? root : root.member("duration"));
@@ -111,14 +120,15 @@ class Loader {
     if (!manifest.member("kind").optional_string().value_or("").empty()) return;
     // yaml-cpp reads a merge key (`<<: *anchor`) as an ordinary key: say so when that is why.
     const bool merged = manifest.node().IsMap() && manifest.node()["<<"].IsDefined();
-    manifest.fail(std::string("missing required field \"kind\"") + (merged ? " (YAML merge keys `<<` are not supported)" : ""));
+    manifest.fail(std::string("missing required field \"kind\"") +
+                  (merged ? " (YAML merge keys `<<` are not supported)" : ""));
   }
 
   // What a scenario names must exist in it: each mistake here would otherwise pass silently (a
   // step never applied, a delete of nothing, an expectation on a queue that is not there).
   void check_references(const Scenario& sc) const {
     std::set<std::string> kinds, objects, queues;  // objects: "Kind/name"
-    std::set<std::string> pods;                     // "ns/name"
+    std::set<std::string> pods;                    // "ns/name"
     auto add = [&](const Manifest& m) {
       const Field f(m.doc, "", &m.file);
       const std::string kind = f.member("kind").optional_string().value_or("");
@@ -126,7 +136,9 @@ class Loader {
       kinds.insert(kind);
       objects.insert(kind + "/" + name);
       if (kind == "Queue") queues.insert(name);
-      if (kind == "Pod") pods.insert(f.member("metadata").member("namespace").optional_string().value_or("default") + "/" + name);
+      if (kind == "Pod")
+        pods.insert(f.member("metadata").member("namespace").optional_string().value_or("default") +
+                    "/" + name);
     };
     for (const Manifest& m : sc.manifests) add(m);
     for (const Step& s : sc.steps) {
@@ -141,31 +153,43 @@ class Loader {
     const std::string queue_list = names(queues);
     for (const Step& s : sc.steps) {
       if (s.at_ms > sc.duration_ms) {
-        throw InputError(s.where, s.path, "at " + seconds(s.at_ms) + " is after the end of the scenario (duration " +
-                                              seconds(sc.duration_ms) + "): the step would never apply");
+        throw InputError(s.where, s.path,
+                         "at " + seconds(s.at_ms) + " is after the end of the scenario (duration " +
+                             seconds(sc.duration_ms) + "): the step would never apply");
       }
       for (const ObjectRef& r : s.remove) {
         if (!kinds.contains(r.kind)) {
-          throw InputError(r.where, r.path, "no " + r.kind + " is ever applied in this scenario, so there is nothing to delete (kinds: " +
-                                                names(kinds) + ")");
+          throw InputError(
+              r.where, r.path,
+              "no " + r.kind +
+                  " is ever applied in this scenario, so there is nothing to delete (kinds: " +
+                  names(kinds) + ")");
         }
         if (!objects.contains(r.kind + "/" + r.name)) {
-          throw InputError(r.where, r.path, "no " + r.kind + " named \"" + r.name + "\" in this scenario, so there is nothing to delete");
+          throw InputError(r.where, r.path,
+                           "no " + r.kind + " named \"" + r.name +
+                               "\" in this scenario, so there is nothing to delete");
         }
       }
       for (const PodShape& p : s.pods) {
         if (queues.contains(p.queue)) continue;
-        const std::string detail = "no Queue named \"" + p.queue + "\" in this scenario (queues: " + queue_list + ")";
+        const std::string detail =
+            "no Queue named \"" + p.queue + "\" in this scenario (queues: " + queue_list + ")";
         if (p.line > 0) throw InputError(SourceLocation{s.pods_file, p.line, 0}, "queue", detail);
         throw InputError(s.where, s.path, detail);
       }
     }
     for (const Expectation& e : sc.expectations) {
       for (const QueueExpectation& q : e.queues) {
-        if (!queues.contains(q.queue)) throw InputError(q.where, q.path, "no Queue named \"" + q.queue + "\" in this scenario (queues: " + queue_list + ")");
+        if (!queues.contains(q.queue))
+          throw InputError(
+              q.where, q.path,
+              "no Queue named \"" + q.queue + "\" in this scenario (queues: " + queue_list + ")");
       }
       for (const auto& [pod, where] : e.pod_refs) {
-        if (!pods.contains(replaced_pod(pod))) throw InputError(where.first, where.second, "no pod " + pod + " in this scenario (pods are named namespace/name)");
+        if (!pods.contains(replaced_pod(pod)))
+          throw InputError(where.first, where.second,
+                           "no pod " + pod + " in this scenario (pods are named namespace/name)");
       }
     }
   }
@@ -176,21 +200,26 @@ class Loader {
   static void check_work(const Scenario& sc, const Field& duration) {
     double objects = static_cast<double>(sc.manifests.size());
     for (const Step& s : sc.steps) objects += static_cast<double>(s.apply.size() + s.pods.size());
-    const double cycles = std::floor(static_cast<double>(sc.duration_ms) / static_cast<double>(sc.period_ms)) + 1;
+    const double cycles =
+        std::floor(static_cast<double>(sc.duration_ms) / static_cast<double>(sc.period_ms)) + 1;
     const double work = cycles * std::max(1.0, objects);
     const double budget = io::input_limits().max_replay_work;
     const double max_cycles = io::input_limits().max_replay_cycles;
     char text[320];
     if (cycles > max_cycles) {
       std::snprintf(text, sizeof text,
-                    "the replay would run up to %.0f cycles, above the limit of %.0f: shorten duration or lengthen "
-                    "schedulePeriod", cycles, max_cycles);
+                    "the replay would run up to %.0f cycles, above the limit of %.0f: shorten "
+                    "duration or lengthen "
+                    "schedulePeriod",
+                    cycles, max_cycles);
       duration.fail(text);
     }
     if (work <= budget) return;
     std::snprintf(text, sizeof text,
-                  "the replay would run up to %.0f cycles over %.0f objects (%.3g, above the work budget of %.3g "
-                  "cycles x objects): shorten duration, lengthen schedulePeriod, or raise the budget with --max-replay-work",
+                  "the replay would run up to %.0f cycles over %.0f objects (%.3g, above the work "
+                  "budget of %.3g "
+                  "cycles x objects): shorten duration, lengthen schedulePeriod, or raise the "
+                  "budget with --max-replay-work",
                   cycles, objects, work, budget);
     duration.fail(text);
   }
@@ -198,8 +227,9 @@ class Loader {
   // The pod a controller's replacement stands for: "name-r2" is the second pod the controller
   // brought back for "name" (World: a controller-owned pod removed comes back under that name).
   static std::string replaced_pod(std::string pod) {
-    for (std::size_t r = pod.rfind("-r"); r != std::string::npos && r + 2 < pod.size() &&
-                                          pod.find_first_not_of("0123456789", r + 2) == std::string::npos;
+    for (std::size_t r = pod.rfind("-r");
+         r != std::string::npos && r + 2 < pod.size() &&
+         pod.find_first_not_of("0123456789", r + 2) == std::string::npos;
          r = pod.rfind("-r")) {
       pod.resize(r);
     }
@@ -211,7 +241,8 @@ class Loader {
     std::set<std::string> out;
     auto add = [&](const Manifest& m) {
       const Field f(m.doc, "", &m.file);
-      if (f.member("kind").optional_string() == "Queue") out.insert(f.member("metadata").member("name").optional_string().value_or(""));
+      if (f.member("kind").optional_string() == "Queue")
+        out.insert(f.member("metadata").member("name").optional_string().value_or(""));
     };
     for (const Manifest& m : sc.manifests) add(m);
     for (const Step& s : sc.steps) {
@@ -282,13 +313,16 @@ class Loader {
     const Field strategy = f.member("placementStrategy");
     if (strategy.is_null()) return;
     strategy.expect_map();
-    for (const Field& key : strategy.unknown_members({"gpu", "cpu"})) diagnostics_.unknown_field(key.where(), key.path());
+    for (const Field& key : strategy.unknown_members({"gpu", "cpu"}))
+      diagnostics_.unknown_field(key.where(), key.path());
     auto binpack = [](const Field& value) {
       const std::string v = value.optional_string().value_or("binpack");
-      if (v != "binpack" && v != "spread") value.fail("expected binpack or spread, got \"" + v + "\"");
+      if (v != "binpack" && v != "spread")
+        value.fail("expected binpack or spread, got \"" + v + "\"");
       return v == "binpack";
     };
-    model::apply_placement_strategy(sc.scheduler, binpack(strategy.member("gpu")), binpack(strategy.member("cpu")));
+    model::apply_placement_strategy(sc.scheduler, binpack(strategy.member("gpu")),
+                                    binpack(strategy.member("cpu")));
   }
 
   // A YAML boolean written true or false.
@@ -304,7 +338,8 @@ class Loader {
     if (f.is_null()) return;
     if (f.node().IsScalar()) {
       const std::string v = f.node().Scalar();
-      if (v != "true" && v != "false") f.fail("expected true, false or {ignoreList, reconstructAvailable}, got \"" + v + "\"");
+      if (v != "true" && v != "false")
+        f.fail("expected true, false or {ignoreList, reconstructAvailable}, got \"" + v + "\"");
       config.plugins.numa = v == "true";
       return;
     }
@@ -316,7 +351,8 @@ class Loader {
     const Field ignore = f.member("ignoreList");
     if (!ignore.is_null()) {
       ignore.expect_sequence();
-      for (std::size_t i = 0; i < ignore.size(); ++i) config.plugins.numa_ignore.insert(ignore.item(i).string());
+      for (std::size_t i = 0; i < ignore.size(); ++i)
+        config.plugins.numa_ignore.insert(ignore.item(i).string());
     }
     const Field reconstruct = f.member("reconstructAvailable");
     if (!reconstruct.is_null()) config.plugins.numa_reconstruct_available = boolean(reconstruct);
@@ -336,7 +372,8 @@ class Loader {
     const Field usage = f.member("usage");
     if (usage.is_null()) return;
     usage.expect_map();
-    for (const Field& key : usage.unknown_members({"windowSize", "halfLife", "queryResolution", "fetchInterval"})) {
+    for (const Field& key :
+         usage.unknown_members({"windowSize", "halfLife", "queryResolution", "fetchInterval"})) {
       diagnostics_.unknown_field(key.where(), key.path());
     }
     UsageConfig& u = sc.usage;
@@ -429,7 +466,8 @@ class Loader {
         const std::string want = state.string();
         static const char* kStates[] = {"Pending", "Running", "Releasing", "Deleted", "Succeeded"};
         if (std::find(std::begin(kStates), std::end(kStates), want) == std::end(kStates)) {
-          state.fail("expected Pending, Running, Releasing, Deleted or Succeeded, got \"" + want + "\"");
+          state.fail("expected Pending, Running, Releasing, Deleted or Succeeded, got \"" + want +
+                     "\"");
         }
         e.pods[pod] = want;
         e.pod_refs.try_emplace(pod, state.where(), state.path());
@@ -467,8 +505,8 @@ Scenario load_scenario(const std::string& path, Diagnostics& diagnostics) {
   return loader.load(text);
 }
 
-Scenario load_scenario_text(std::string_view text, const std::string& name, const std::string& base_dir,
-                            Diagnostics& diagnostics) {
+Scenario load_scenario_text(std::string_view text, const std::string& name,
+                            const std::string& base_dir, Diagnostics& diagnostics) {
   Loader loader(name, fs::path(base_dir), diagnostics);
   return loader.load(text);
 }

@@ -49,8 +49,9 @@ struct Step {
   std::string name;
   std::vector<Manifest> apply;
   std::vector<ObjectRef> remove;
-  std::vector<PodShape> pods;  ///< generated from checked fields (generators, traces), applied after `apply`
-  std::string pods_file;       ///< where `pods` came from, for messages
+  std::vector<PodShape>
+      pods;  ///< generated from checked fields (generators, traces), applied after `apply`
+  std::string pods_file;  ///< where `pods` came from, for messages
 };
 
 struct QueueExpectation {
@@ -63,9 +64,9 @@ struct QueueExpectation {
 struct Expectation {
   std::int64_t at_ms = 0;
   std::vector<QueueExpectation> queues;
-  std::map<std::string, std::string> pods;  ///< "ns/name" -> Pending, Running, Releasing, Deleted
-  std::vector<std::string> evicted;         ///< pods evicted at or before `at`
-  std::map<std::string, std::string> nodes; ///< "ns/name" -> the node it is bound to
+  std::map<std::string, std::string> pods;   ///< "ns/name" -> Pending, Running, Releasing, Deleted
+  std::vector<std::string> evicted;          ///< pods evicted at or before `at`
+  std::map<std::string, std::string> nodes;  ///< "ns/name" -> the node it is bound to
   SourceLocation where;
   /// Where each pod these expectations name is named ("ns/name" -> position, path).
   std::map<std::string, std::pair<SourceLocation, std::string>> pod_refs;
@@ -75,18 +76,18 @@ struct Scenario {
   std::string name;
   std::string description;
   std::uint64_t seed = 1;
-  std::int64_t period_ms = 1000;        ///< KAI --schedule-period default 1s
+  std::int64_t period_ms = 1000;  ///< KAI --schedule-period default 1s
   std::int64_t duration_ms = 600000;
-  std::int64_t grace_ms = 30000;        ///< Kubernetes default terminationGracePeriodSeconds
+  std::int64_t grace_ms = 30000;  ///< Kubernetes default terminationGracePeriodSeconds
   std::int64_t bind_delay_ms = 0;
-  bool end_when_drained = false;        ///< stop at the first cycle after the last step with no pod left
-  double k_value = 1.0;                 ///< proportion kValue (KAI's default)
-  model::SchedulerConfig scheduler;     ///< actions and plugin switches (placementStrategy)
-  UsageConfig usage;                    ///< time-based fair share; off unless `fairShare.usage` is given
-  std::vector<Manifest> manifests;      ///< applied at time 0, before the steps
-  std::vector<Step> steps;              ///< in time order
+  bool end_when_drained = false;  ///< stop at the first cycle after the last step with no pod left
+  double k_value = 1.0;           ///< proportion kValue (KAI's default)
+  model::SchedulerConfig scheduler;  ///< actions and plugin switches (placementStrategy)
+  UsageConfig usage;  ///< time-based fair share; off unless `fairShare.usage` is given
+  std::vector<Manifest> manifests;  ///< applied at time 0, before the steps
+  std::vector<Step> steps;          ///< in time order
   std::vector<Expectation> expectations;
-  std::vector<std::string> files;       ///< every file read, for messages
+  std::vector<std::string> files;  ///< every file read, for messages
 };
 
 /// Reads the scenario and every manifest file it names (paths relative to the scenario).
@@ -94,7 +95,7 @@ Scenario load_scenario(const std::string& path, Diagnostics& diagnostics);
 
 /// The same from text already in memory (the Python API); `name` labels messages and manifest
 /// paths are relative to `base_dir`.
-Scenario load_scenario_text(std::string_view text, const std::string& name, const std::string& base_dir,
-                            Diagnostics& diagnostics);
+Scenario load_scenario_text(std::string_view text, const std::string& name,
+                            const std::string& base_dir, Diagnostics& diagnostics);
 
 }  // namespace sim::replay

@@ -12,6 +12,7 @@ namespace sim::replay {
 
 /// Reads `text` (the file `file`) into one step per distinct submit time, in time order. A bad
 /// cell throws InputError with the file, line, column number and column name.
-std::vector<Step> read_trace_csv(const std::string& text, const std::string& file, Diagnostics& diagnostics);
+std::vector<Step> read_trace_csv(const std::string& text, const std::string& file,
+                                 Diagnostics& diagnostics);
 
 }  // namespace sim::replay

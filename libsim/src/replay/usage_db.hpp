@@ -15,11 +15,11 @@
 namespace sim::replay {
 
 struct UsageConfig {
-  bool enabled = false;                      ///< KAI: only with usageDBConfig set
+  bool enabled = false;                           ///< KAI: only with usageDBConfig set
   std::int64_t window_ms = 7LL * 24 * 3'600'000;  ///< windowSize default 1w (sliding)
-  std::int64_t half_life_ms = 0;             ///< 0: no decay (KAI's default)
-  std::int64_t resolution_ms = 60'000;       ///< queryResolution default 1m
-  std::int64_t fetch_interval_ms = 60'000;   ///< fetchInterval default 1m
+  std::int64_t half_life_ms = 0;                  ///< 0: no decay (KAI's default)
+  std::int64_t resolution_ms = 60'000;            ///< queryResolution default 1m
+  std::int64_t fetch_interval_ms = 60'000;        ///< fetchInterval default 1m
 };
 
 class UsageDb {
@@ -28,7 +28,8 @@ class UsageDb {
 
   /// The queues' allocation and the cluster's capacity as of `now_ms` (after a cycle). Samples
   /// are taken on the resolution grid with the values in force at each grid time.
-  void observe(std::int64_t now_ms, const std::map<std::string, ResourceVec>& allocated, const ResourceVec& capacity);
+  void observe(std::int64_t now_ms, const std::map<std::string, ResourceVec>& allocated,
+               const ResourceVec& capacity);
 
   /// The usage the scheduler sees at `now_ms`: recomputed every fetch interval, stale in between.
   const std::unordered_map<std::string, ResourceVec>& usage(std::int64_t now_ms);

@@ -11,12 +11,17 @@ using sched::WaitCause;
 
 std::string seconds(std::int64_t ms) { return go_json_number(static_cast<double>(ms) / 1000.0); }
 
-std::string field(const char* name, double v) { return std::string(",\"") + name + "\":" + go_json_number(v); }
-std::string field(const char* name, const std::string& v) { return std::string(",\"") + name + "\":" + json_string(v); }
+std::string field(const char* name, double v) {
+  return std::string(",\"") + name + "\":" + go_json_number(v);
+}
+std::string field(const char* name, const std::string& v) {
+  return std::string(",\"") + name + "\":" + json_string(v);
+}
 
 std::string signature(const sched::WaitReason& why) {
-  return std::string(sched::wait_cause_name(why.cause)) + "|" + why.queue + "|" + std::string(resource_name(why.resource)) +
-         "|" + why.short_resource + "|" + std::to_string(why.gang_min);
+  return std::string(sched::wait_cause_name(why.cause)) + "|" + why.queue + "|" +
+         std::string(resource_name(why.resource)) + "|" + why.short_resource + "|" +
+         std::to_string(why.gang_min);
 }
 
 }  // namespace
@@ -28,21 +33,25 @@ std::string wait_fields(const sched::WaitReason& why) {
     case WaitCause::OverLimit:
     case WaitCause::NonPreemptibleOverQuota:
       out += field("at_queue", why.queue) + field("resource", resource);
-      out += why.cause == WaitCause::OverLimit ? field("limit", why.bound) + field("allocated", why.allocated)
-                                               : field("quota", why.bound) + field("allocated_non_preemptible", why.allocated);
-      out += field("requested", why.requested) + std::string(",\"stated\":") + (why.stated ? "true" : "false");
+      out += why.cause == WaitCause::OverLimit
+                 ? field("limit", why.bound) + field("allocated", why.allocated)
+                 : field("quota", why.bound) + field("allocated_non_preemptible", why.allocated);
+      out += field("requested", why.requested) + std::string(",\"stated\":") +
+             (why.stated ? "true" : "false");
       break;
     case WaitCause::OverQuota:
-      out += field("at_queue", why.queue) + field("resource", resource) + field("fair_share", why.bound) +
-             field("allocated", why.allocated) + field("requested", why.requested) +
-             field("shortage", std::string(sched::wait_cause_name(why.shortage))) + field("nodes", why.nodes) +
-             field("largest_free", why.largest_free) + field("total_free", why.total_free);
+      out += field("at_queue", why.queue) + field("resource", resource) +
+             field("fair_share", why.bound) + field("allocated", why.allocated) +
+             field("requested", why.requested) +
+             field("shortage", std::string(sched::wait_cause_name(why.shortage))) +
+             field("nodes", why.nodes) + field("largest_free", why.largest_free) +
+             field("total_free", why.total_free);
       break;
     case WaitCause::NotEnoughGpus:
     case WaitCause::NotEnoughGpuMemory:
     case WaitCause::Fragmentation:
-      out += field("requested", why.requested) + field("nodes", why.nodes) + field("largest_free", why.largest_free) +
-             field("total_free", why.total_free);
+      out += field("requested", why.requested) + field("nodes", why.nodes) +
+             field("largest_free", why.largest_free) + field("total_free", why.total_free);
       break;
     case WaitCause::NotEnoughResources:
       out += field("resource", why.short_resource) + field("nodes", why.nodes);
@@ -53,12 +62,13 @@ std::string wait_fields(const sched::WaitReason& why) {
     default:
       break;
   }
-  if (why.gang_min > 0) out += field("gang_min", why.gang_min) + field("gang_ready", why.gang_ready);
+  if (why.gang_min > 0)
+    out += field("gang_min", why.gang_min) + field("gang_ready", why.gang_ready);
   return out + field("message", why.message);
 }
 
-void WaitLog::record(std::int64_t now_ms, const std::string& pod, const std::string& queue, const sched::WaitReason& why,
-                     std::string& events) {
+void WaitLog::record(std::int64_t now_ms, const std::string& pod, const std::string& queue,
+                     const sched::WaitReason& why, std::string& events) {
   std::string sig = signature(why);
   auto it = open_.find(pod);
   if (it != open_.end()) {

@@ -18,16 +18,17 @@ namespace sim::replay {
 /// ("AwaitingCycle": submitted, no cycle has looked at it yet; "Pipelined": waits for resources
 /// being released).
 struct WaitTotals {
-  std::map<std::string, std::int64_t> ms_by_cause;  ///< pod-milliseconds per cause (whole, so sums have no order)
-  int waiting_at_end = 0;                          ///< pods still pending when the replay ended
+  std::map<std::string, std::int64_t>
+      ms_by_cause;         ///< pod-milliseconds per cause (whole, so sums have no order)
+  int waiting_at_end = 0;  ///< pods still pending when the replay ended
 };
 
 class WaitLog {
  public:
   /// A pending pod's reason after the full cycle at `now_ms`; appends a `wait` line to `events`
   /// when a new period starts.
-  void record(std::int64_t now_ms, const std::string& pod, const std::string& queue, const sched::WaitReason& why,
-              std::string& events);
+  void record(std::int64_t now_ms, const std::string& pod, const std::string& queue,
+              const sched::WaitReason& why, std::string& events);
   /// Opens, switches or ends periods on the pod events (submit, pipeline, bind, delete, gone, ...).
   void on_event(const PodEvent& e);
   /// After a cycle's reasons are in: a pod still "AwaitingCycle" was neither pending, pipelined

@@ -24,7 +24,9 @@ double event_gpus(const model::Task& t) {
   return t.is_mig_candidate() ? t.gpu.gpus_quota() : at(t.accepted, Resource::GPU);
 }
 
-bool is_kai_pod(const YAML::Node& doc) { return str(doc, "spec", "schedulerName") == "kai-scheduler"; }
+bool is_kai_pod(const YAML::Node& doc) {
+  return str(doc, "spec", "schedulerName") == "kai-scheduler";
+}
 
 // Kinds kept per namespace ("default" when a manifest gives none); the rest are cluster-wide.
 bool namespaced_kind(const std::string& kind) {
@@ -50,9 +52,10 @@ std::string format_time(std::int64_t ms) {
   const std::int64_t m = mp < 10 ? mp + 3 : mp - 9;
   y += m <= 2;
   char buf[96];
-  std::snprintf(buf, sizeof buf, "%04lld-%02lld-%02lldT%02lld:%02lld:%02lldZ", static_cast<long long>(y),
-                static_cast<long long>(m), static_cast<long long>(d), static_cast<long long>(rem / 3600),
-                static_cast<long long>(rem % 3600 / 60), static_cast<long long>(rem % 60));
+  std::snprintf(buf, sizeof buf, "%04lld-%02lld-%02lldT%02lld:%02lld:%02lldZ",
+                static_cast<long long>(y), static_cast<long long>(m), static_cast<long long>(d),
+                static_cast<long long>(rem / 3600), static_cast<long long>(rem % 3600 / 60),
+                static_cast<long long>(rem % 60));
   return buf;
 }
 
@@ -63,7 +66,8 @@ std::int64_t epoch_ns(std::int64_t ms) { return (kEpochSeconds * 1000 + ms) * 1'
 namespace {
 template <typename Order>
 auto position(Order& order, const std::string& key) {
-  return std::lower_bound(order.begin(), order.end(), key, [](const auto& entry, const std::string& k) { return *entry.first < k; });
+  return std::lower_bound(order.begin(), order.end(), key,
+                          [](const auto& entry, const std::string& k) { return *entry.first < k; });
 }
 }  // namespace
 
@@ -79,7 +83,8 @@ void World::drop(const std::string& key) {
   objects_.erase(it);
   drop_generated_claims(key);
   // A timer must not outlive its pod: a later pod of the same name would inherit it.
-  for (Timers* timers : {&terminating_, &binding_, &completing_, &taint_evictions_}) timers->erase(key);
+  for (Timers* timers : {&terminating_, &binding_, &completing_, &taint_evictions_})
+    timers->erase(key);
   taint_since_.erase(key);
 }
 
@@ -129,7 +134,8 @@ double World::requested_gpus(const YAML::Node& pod) const {
     for (const auto& kv : limits) {
       const std::string name = kv.first.Scalar();
       if (model::is_mig_resource(name) && kv.second.IsScalar()) {
-        total += static_cast<double>(model::mig_profile_gpus(name)) * std::strtod(kv.second.Scalar().c_str(), nullptr);
+        total += static_cast<double>(model::mig_profile_gpus(name)) *
+                 std::strtod(kv.second.Scalar().c_str(), nullptr);
       }
     }
   }
@@ -140,15 +146,19 @@ double World::requested_gpus(const YAML::Node& pod) const {
 // them: claims it names, and those the claim controller made from templates for it.
 double World::claim_gpus(const YAML::Node& pod) const {
   const YAML::Node spec = pod["spec"];
-  if (!spec.IsDefined() || !spec.IsMap() || !spec["resourceClaims"].IsDefined() || !spec["resourceClaims"].IsSequence()) return 0;
+  if (!spec.IsDefined() || !spec.IsMap() || !spec["resourceClaims"].IsDefined() ||
+      !spec["resourceClaims"].IsSequence())
+    return 0;
   double total = 0;
-  const std::string ns = str(pod, "metadata", "namespace").empty() ? "default" : str(pod, "metadata", "namespace");
+  const std::string ns =
+      str(pod, "metadata", "namespace").empty() ? "default" : str(pod, "metadata", "namespace");
   std::vector<std::string> names;
   for (const YAML::Node& ref : spec["resourceClaims"]) {
     if (ref.IsMap()) names.push_back(str(ref, "resourceClaimName"));  // a scalar's subscript throws
   }
   const YAML::Node status = pod["status"];
-  const YAML::Node statuses = status.IsDefined() && status.IsMap() ? status["resourceClaimStatuses"] : YAML::Node();
+  const YAML::Node statuses =
+      status.IsDefined() && status.IsMap() ? status["resourceClaimStatuses"] : YAML::Node();
   if (statuses.IsDefined() && statuses.IsSequence()) {
     for (const YAML::Node& st : statuses) {
       if (st.IsMap()) names.push_back(str(st, "resourceClaimName"));
@@ -161,7 +171,8 @@ double World::claim_gpus(const YAML::Node& pod) const {
     // The claim as the scheduler reads it (io's reader, model's count), not a second YAML walk.
     Diagnostics ignored;  // the claim was checked when it was applied
     total += static_cast<double>(
-        io::read_resource_claim(io::Field(claim->second.doc, "", claim->second.file.get()), ignored).gpu_devices());
+        io::read_resource_claim(io::Field(claim->second.doc, "", claim->second.file.get()), ignored)
+            .gpu_devices());
   }
   return total;
 }
@@ -174,7 +185,8 @@ void World::apply(Manifest&& m, std::int64_t now_ms, std::vector<PodEvent>& even
   YAML::Node doc = m.doc;
   const std::string kind = str(doc, "kind");
   if (!doc["metadata"].IsDefined()) doc["metadata"] = YAML::Node(YAML::NodeType::Map);
-  if (kind == "Pod" && str(doc, "metadata", "namespace").empty()) doc["metadata"]["namespace"] = "default";
+  if (kind == "Pod" && str(doc, "metadata", "namespace").empty())
+    doc["metadata"]["namespace"] = "default";
   const std::string key = key_of(doc);
   auto existing = objects_.find(key);
   if (existing != objects_.end() && !terminating_.contains(key)) {
@@ -186,8 +198,10 @@ void World::apply(Manifest&& m, std::int64_t now_ms, std::vector<PodEvent>& even
     // A claim's status belongs to the scheduler and the claim controller, not to kubectl apply.
     if (kind == "ResourceClaim") {
       const YAML::Node status = existing->second.doc["status"];
-      if (status.IsDefined()) doc["status"] = YAML::Clone(status);
-      else doc.remove("status");
+      if (status.IsDefined())
+        doc["status"] = YAML::Clone(status);
+      else
+        doc.remove("status");
     }
     existing->second.doc.reset(doc);  // rebind: Node::operator= would write into the old document
     existing->second.parsed.reset();
@@ -199,9 +213,11 @@ void World::apply(Manifest&& m, std::int64_t now_ms, std::vector<PodEvent>& even
   if (existing != objects_.end()) {  // re-created while the old one terminates: replace it
     terminating_.erase(key);
   }
-  if (!doc["metadata"]["creationTimestamp"].IsDefined()) doc["metadata"]["creationTimestamp"] = format_time(now_ms);
+  if (!doc["metadata"]["creationTimestamp"].IsDefined())
+    doc["metadata"]["creationTimestamp"] = format_time(now_ms);
   if (kind == "Pod") {
-    if (!doc["metadata"]["uid"].IsDefined()) doc["metadata"]["uid"] = "uid-" + std::to_string(++next_uid_);
+    if (!doc["metadata"]["uid"].IsDefined())
+      doc["metadata"]["uid"] = "uid-" + std::to_string(++next_uid_);
     if (!doc["status"].IsDefined()) doc["status"]["phase"] = "Pending";
     gone_.erase(str(doc, "metadata", "namespace") + "/" + str(doc, "metadata", "name"));
     if (is_kai_pod(doc) && str(doc["metadata"], "annotations", "pod-group-name").empty()) {
@@ -219,7 +235,8 @@ void World::apply(Manifest&& m, std::int64_t now_ms, std::vector<PodEvent>& even
   if (kind == "Node") node_condition_changed(str(doc, "metadata", "name"), doc, now_ms, events);
   if (kind == "Pod") {
     claims_from_templates(key, now_ms);  // before the event, which counts the claims' GPUs
-    events.push_back({now_ms, "submit", str(doc, "metadata", "namespace") + "/" + str(doc, "metadata", "name"),
+    events.push_back({now_ms, "submit",
+                      str(doc, "metadata", "namespace") + "/" + str(doc, "metadata", "name"),
                       queue_of(doc), "", "", "", requested_gpus(doc)});
   }
   if (kind == "ResourceClaimTemplate") template_applied(str(doc, "metadata", "namespace"), now_ms);
@@ -245,8 +262,8 @@ std::string World::group_bare_pod(YAML::Node pod, const std::string& file, std::
   pg["spec"]["queue"] = queue_of(pod);
   std::string cls = str(pod["metadata"], "labels", "priorityClassName");
   if (cls.empty()) cls = str(pod, "spec", "priorityClassName");
-  const bool known = cls == "train" || cls == "build-preemptible" || cls == "build" || cls == "inference" ||
-                     objects_.contains("PriorityClass//" + cls);
+  const bool known = cls == "train" || cls == "build-preemptible" || cls == "build" ||
+                     cls == "inference" || objects_.contains("PriorityClass//" + cls);
   pg["spec"]["priorityClassName"] = known ? cls : "train";
   const std::string preemptibility = str(pod["metadata"], "labels", "kai.scheduler/preemptibility");
   if (!preemptibility.empty()) pg["spec"]["preemptibility"] = preemptibility;
@@ -256,7 +273,8 @@ std::string World::group_bare_pod(YAML::Node pod, const std::string& file, std::
   return key;
 }
 
-void World::start_termination(const std::string& key, std::int64_t now_ms, std::vector<PodEvent>& events) {
+void World::start_termination(const std::string& key, std::int64_t now_ms,
+                              std::vector<PodEvent>& events) {
   if (terminating_.contains(key)) return;
   Object& obj = objects_.at(key);
   YAML::Node doc = edit(obj);
@@ -276,7 +294,8 @@ void World::start_termination(const std::string& key, std::int64_t now_ms, std::
   doc["metadata"]["deletionTimestamp"] = format_time(now_ms);
   std::int64_t grace = default_grace_ms_;
   if (doc["spec"]["terminationGracePeriodSeconds"].IsDefined()) {
-    grace = static_cast<std::int64_t>(std::strtod(doc["spec"]["terminationGracePeriodSeconds"].Scalar().c_str(), nullptr) * 1000);
+    grace = static_cast<std::int64_t>(
+        std::strtod(doc["spec"]["terminationGracePeriodSeconds"].Scalar().c_str(), nullptr) * 1000);
   }
   terminating_.set(key, now_ms + grace);
 }
@@ -292,19 +311,21 @@ void World::remove(const ObjectRef& ref, std::int64_t now_ms, std::vector<PodEve
     // The pod garbage collector deletes pods bound to a node that no longer exists, at once.
     std::vector<std::string> lost;
     for (const auto& [pod_key, obj] : objects_) {
-      if (pod_key.rfind("Pod/", 0) == 0 && str(obj.doc, "spec", "nodeName") == ref.name) lost.push_back(pod_key);
+      if (pod_key.rfind("Pod/", 0) == 0 && str(obj.doc, "spec", "nodeName") == ref.name)
+        lost.push_back(pod_key);
     }
     for (const std::string& pod_key : lost) {
       const YAML::Node doc = objects_.at(pod_key).doc;
-      events.push_back({now_ms, "lost", str(doc, "metadata", "namespace") + "/" + str(doc, "metadata", "name"),
+      events.push_back({now_ms, "lost",
+                        str(doc, "metadata", "namespace") + "/" + str(doc, "metadata", "name"),
                         queue_of(doc), ref.name, "node-removed", "", requested_gpus(doc)});
       start_termination(pod_key, now_ms, events);
       if (terminating_.contains(pod_key)) terminating_.set(pod_key, now_ms);
     }
   }
   if (ref.kind == "Pod") {
-    events.push_back({now_ms, "delete", ref.ns + "/" + ref.name, queue_of(it->second.doc), "", "", "",
-                      requested_gpus(it->second.doc)});
+    events.push_back({now_ms, "delete", ref.ns + "/" + ref.name, queue_of(it->second.doc), "", "",
+                      "", requested_gpus(it->second.doc)});
     start_termination(key, now_ms, events);
     return;
   }
@@ -346,7 +367,8 @@ void World::advance(std::int64_t now_ms, std::vector<PodEvent>& events) {
     const std::string ns = str(obj.doc, "metadata", "namespace");
     const std::string name = str(obj.doc, "metadata", "name");
     gone_[ns + "/" + name] = "Succeeded";
-    events.push_back({now_ms, "complete", ns + "/" + name, queue_of(obj.doc), str(obj.doc, "spec", "nodeName"), "", "", gpus});
+    events.push_back({now_ms, "complete", ns + "/" + name, queue_of(obj.doc),
+                      str(obj.doc, "spec", "nodeName"), "", "", gpus});
     const std::string group = str(obj.doc["metadata"], "annotations", "pod-group-name");
     if (group.rfind("pg-" + name + "-", 0) == 0) {
       drop("PodGroup/" + ns + "/" + group);
@@ -366,7 +388,8 @@ void World::advance(std::int64_t now_ms, std::vector<PodEvent>& events) {
     const std::string name = str(obj.doc, "metadata", "name");
     const std::string pod = ns + "/" + name;
     const std::string group = str(obj.doc["metadata"], "annotations", "pod-group-name");
-    const bool owned = obj.doc["metadata"]["ownerReferences"].IsDefined() && obj.doc["metadata"]["ownerReferences"].size() > 0;
+    const bool owned = obj.doc["metadata"]["ownerReferences"].IsDefined() &&
+                       obj.doc["metadata"]["ownerReferences"].size() > 0;
     events.push_back({now_ms, "gone", pod, queue_of(obj.doc), "", "", "", gpus});
     if (!owned) {
       gone_[pod] = "Deleted";
@@ -384,15 +407,16 @@ void World::advance(std::int64_t now_ms, std::vector<PodEvent>& events) {
     fresh["spec"].remove("nodeName");
     fresh["status"] = YAML::Node(YAML::NodeType::Map);
     fresh["status"]["phase"] = "Pending";
-    if (fresh["metadata"]["labels"].IsDefined()) fresh["metadata"]["labels"].remove("runai-gpu-group");
+    if (fresh["metadata"]["labels"].IsDefined())
+      fresh["metadata"]["labels"].remove("runai-gpu-group");
     if (fresh["metadata"]["annotations"].IsDefined()) {
       fresh["metadata"]["annotations"].remove("received-resource-type");
       fresh["metadata"]["annotations"].remove("kai.scheduler/numa-placement-predicted");
     }
     put(key_of(fresh), Object{fresh, obj.file});
     claims_from_templates(key_of(fresh), now_ms);
-    events.push_back({now_ms, "recreate", ns + "/" + str(fresh, "metadata", "name"), queue_of(fresh), "", "", "",
-                      requested_gpus(fresh)});
+    events.push_back({now_ms, "recreate", ns + "/" + str(fresh, "metadata", "name"),
+                      queue_of(fresh), "", "", "", requested_gpus(fresh)});
   }
 }
 
@@ -431,7 +455,9 @@ void World::record_claims(const model::ClusterState& state, const model::Task& t
     YAML::Node reserved = doc["status"]["reservedFor"];
     bool listed = false;
     if (reserved.IsSequence()) {
-      for (const YAML::Node& r : reserved) listed = listed || (r.IsMap() && r["uid"].IsDefined() && r["uid"].IsScalar() && r["uid"].Scalar() == t.uid);
+      for (const YAML::Node& r : reserved)
+        listed = listed || (r.IsMap() && r["uid"].IsDefined() && r["uid"].IsScalar() &&
+                            r["uid"].Scalar() == t.uid);
     }
     if (!listed) {
       YAML::Node consumer;
@@ -445,11 +471,13 @@ void World::record_claims(const model::ClusterState& state, const model::Task& t
 
 void World::remember_marks(const model::ClusterState& state) {
   snapshot_marks_.clear();
-  for (const model::Job& job : state.jobs) snapshot_marks_.emplace_back(job.last_start_ns, job.stale_since_ns);
+  for (const model::Job& job : state.jobs)
+    snapshot_marks_.emplace_back(job.last_start_ns, job.stale_since_ns);
 }
 
 const io::ParsedObjects* World::parsed(Object& obj, Diagnostics& diagnostics) {
-  if (!obj.parsed) obj.parsed = io::parse_objects(io::Field(obj.doc, "", obj.file.get()), diagnostics);
+  if (!obj.parsed)
+    obj.parsed = io::parse_objects(io::Field(obj.doc, "", obj.file.get()), diagnostics);
   return obj.parsed.get();
 }
 
@@ -461,7 +489,8 @@ model::ClusterState World::snapshot(std::int64_t now_ms, Diagnostics& diagnostic
   changes_ = {};
   io::SnapshotOptions options;
   options.now_ns = epoch_ns(now_ms);
-  model::ClusterState state = io::assemble_cluster_state(parts, options, diagnostics, std::move(spare_state_));
+  model::ClusterState state =
+      io::assemble_cluster_state(parts, options, diagnostics, std::move(spare_state_));
   remember_marks(state);
   state.next_gpu_group = next_gpu_group;
   state.sum_order = model::SumOrder::EXACT;  // the ledger keeps exact sums pod by pod
@@ -477,15 +506,16 @@ model::ClusterState World::snapshot_aside(std::int64_t now_ms, Diagnostics& diag
   return state;
 }
 
-bool World::update_snapshot(model::ClusterState& state, std::int64_t now_ms, bool& pods_moved, std::vector<std::string>& touched,
-                            Diagnostics& diagnostics) {
+bool World::update_snapshot(model::ClusterState& state, std::int64_t now_ms, bool& pods_moved,
+                            std::vector<std::string>& touched, Diagnostics& diagnostics) {
   Changes changes = std::exchange(changes_, {});
   pods_moved = changes.arrived > 0 || !changes.gone_pods.empty();
   touched = changes.gone_pods;
   for (const std::string& key : changes.pods) touched.push_back(key.substr(key.find('/') + 1));
   // The assembly reads a BindRequest into the pod it names; this update does not.
   auto bind_requests = objects_.lower_bound("BindRequest/");
-  if (bind_requests != objects_.end() && bind_requests->first.rfind("BindRequest/", 0) == 0) return false;
+  if (bind_requests != objects_.end() && bind_requests->first.rfind("BindRequest/", 0) == 0)
+    return false;
   io::PodChanges delta;
   delta.gone_pods = std::move(changes.gone_pods);
   delta.gone_groups = std::move(changes.gone_groups);
@@ -505,7 +535,9 @@ bool World::update_snapshot(model::ClusterState& state, std::int64_t now_ms, boo
     }
     return true;
   };
-  if (!read(changes.pods, delta.gone_pods, delta.pods) || !read(changes.groups, delta.gone_groups, delta.groups)) return false;
+  if (!read(changes.pods, delta.gone_pods, delta.pods) ||
+      !read(changes.groups, delta.gone_groups, delta.groups))
+    return false;
   auto node_object = [&](const std::string& name) -> const io::ParsedObjects* {
     auto it = objects_.find("Node//" + name);
     return it == objects_.end() ? nullptr : parsed(it->second, diagnostics);
@@ -517,10 +549,11 @@ bool World::update_snapshot(model::ClusterState& state, std::int64_t now_ms, boo
   return true;
 }
 
-bool World::recent_pod_changes(std::vector<const io::ParsedObjects*>& pods, std::vector<std::string>& gone,
-                               Diagnostics& diagnostics) {
+bool World::recent_pod_changes(std::vector<const io::ParsedObjects*>& pods,
+                               std::vector<std::string>& gone, Diagnostics& diagnostics) {
   if (changes_.arrived > 0) return false;
-  gone.assign(changes_.gone_pods.begin() + static_cast<std::ptrdiff_t>(changes_.gone_seen), changes_.gone_pods.end());
+  gone.assign(changes_.gone_pods.begin() + static_cast<std::ptrdiff_t>(changes_.gone_seen),
+              changes_.gone_pods.end());
   for (std::size_t i = changes_.pods_seen; i < changes_.pods.size(); ++i) {
     auto it = objects_.find(changes_.pods[i]);
     if (it != objects_.end()) {
@@ -529,19 +562,23 @@ bool World::recent_pod_changes(std::vector<const io::ParsedObjects*>& pods, std:
     }
     const std::string& key = changes_.pods[i];
     const std::string name = key.substr(key.find('/') + 1);  // "namespace/name"
-    if (std::find(changes_.gone_pods.begin(), changes_.gone_pods.end(), name) == changes_.gone_pods.end()) return false;
+    if (std::find(changes_.gone_pods.begin(), changes_.gone_pods.end(), name) ==
+        changes_.gone_pods.end())
+      return false;
   }
   changes_.pods_seen = changes_.pods.size();
   changes_.gone_seen = changes_.gone_pods.size();
   return true;
 }
 
-void World::apply_decisions(const sched::Session& ssn, std::int64_t now_ms, std::int64_t bind_delay_ms,
-                            std::vector<PodEvent>& events) {
+void World::apply_decisions(const sched::Session& ssn, std::int64_t now_ms,
+                            std::int64_t bind_delay_ms, std::vector<PodEvent>& events) {
   const model::ClusterState& state = ssn.state;
   next_gpu_group = state.next_gpu_group;
   auto pod_key = [](const model::Task& t) { return "Pod/" + t.ns + "/" + t.name; };
-  auto queue = [&](const model::Task& t) { return t.job.valid() ? state.jobs[t.job].queue_name : std::string(); };
+  auto queue = [&](const model::Task& t) {
+    return t.job.valid() ? state.jobs[t.job].queue_name : std::string();
+  };
   for (const sched::BindDecision& b : ssn.binds) {
     const model::Task& t = state.tasks[b.task];
     auto it = objects_.find(pod_key(t));
@@ -553,7 +590,8 @@ void World::apply_decisions(const sched::Session& ssn, std::int64_t now_ms, std:
       if (b.gpu_groups.size() == 1) {
         doc["metadata"]["labels"]["runai-gpu-group"] = b.gpu_groups.front();
       } else {
-        for (const std::string& g : b.gpu_groups) doc["metadata"]["labels"]["runai-gpu-group/" + g] = g;
+        for (const std::string& g : b.gpu_groups)
+          doc["metadata"]["labels"]["runai-gpu-group/" + g] = g;
       }
     }
     if (!t.numa_placement.empty() && state.nodes[b.node].numa) {
@@ -562,11 +600,13 @@ void World::apply_decisions(const sched::Session& ssn, std::int64_t now_ms, std:
       const model::NumaTopology& numa = *state.nodes[b.node].numa;
       std::string record = "[";
       for (const model::ZoneAmounts& z : t.numa_placement) {
-        record += std::string(record.size() > 1 ? "," : "") + "{\"zone\":" +
-                  json_string(numa.zones[static_cast<std::size_t>(z.zone)].id) + ",\"amount\":{";
+        record += std::string(record.size() > 1 ? "," : "") +
+                  "{\"zone\":" + json_string(numa.zones[static_cast<std::size_t>(z.zone)].id) +
+                  ",\"amount\":{";
         bool first = true;
         for (const auto& [resource, milli] : z.amount) {
-          record += (first ? "" : ",") + json_string(resource) + ":" + json_string(io::format_milli_quantity(milli));
+          record += (first ? "" : ",") + json_string(resource) + ":" +
+                    json_string(io::format_milli_quantity(milli));
           first = false;
         }
         record += "}}";
@@ -577,28 +617,32 @@ void World::apply_decisions(const sched::Session& ssn, std::int64_t now_ms, std:
     changes_.pods.push_back(pod_key(t));
     binding_.set(pod_key(t), now_ms + bind_delay_ms);
     if (bind_delay_ms == 0) mark_running(pod_key(t), now_ms);
-    events.push_back({now_ms, "bind", t.key(), queue(t), state.nodes[b.node].name, "", "", event_gpus(t)});
+    events.push_back(
+        {now_ms, "bind", t.key(), queue(t), state.nodes[b.node].name, "", "", event_gpus(t)});
   }
   if (bind_delay_ms == 0) {
     for (const sched::BindDecision& b : ssn.binds) binding_.erase(pod_key(state.tasks[b.task]));
   }
   for (const sched::PipelineDecision& p : ssn.pipelines) {
     const model::Task& t = state.tasks[p.task];
-    events.push_back({now_ms, "pipeline", t.key(), queue(t), state.nodes[p.node].name, p.action, "", at(t.request, Resource::GPU)});
+    events.push_back({now_ms, "pipeline", t.key(), queue(t), state.nodes[p.node].name, p.action, "",
+                      at(t.request, Resource::GPU)});
   }
   for (const sched::EvictionDecision& e : ssn.evictions) {
     const model::Task& t = state.tasks[e.task];
     const std::string beneficiary = e.beneficiary.valid() ? state.jobs[e.beneficiary].name : "";
-    const std::string beneficiary_queue = e.beneficiary.valid() ? state.jobs[e.beneficiary].queue_name : "";
-    events.push_back({now_ms, "evict", t.key(), queue(t), state.nodes[e.node].name, e.reason, beneficiary,
-                      event_gpus(t), beneficiary_queue});
+    const std::string beneficiary_queue =
+        e.beneficiary.valid() ? state.jobs[e.beneficiary].queue_name : "";
+    events.push_back({now_ms, "evict", t.key(), queue(t), state.nodes[e.node].name, e.reason,
+                      beneficiary, event_gpus(t), beneficiary_queue});
     if (objects_.contains(pod_key(t))) start_termination(pod_key(t), now_ms, events);
   }
   // Scheduler annotations on PodGroups: last start and staleness, for the jobs whose marks the
   // cycle changed.
   for (const model::Job& job : state.jobs) {
     const std::size_t index = static_cast<std::size_t>(&job - &*state.jobs.begin());
-    if (index < snapshot_marks_.size() && snapshot_marks_[index] == std::pair(job.last_start_ns, job.stale_since_ns)) {
+    if (index < snapshot_marks_.size() &&
+        snapshot_marks_[index] == std::pair(job.last_start_ns, job.stale_since_ns)) {
       continue;
     }
     auto it = objects_.find("PodGroup/" + job.ns + "/" + job.name);
@@ -606,13 +650,16 @@ void World::apply_decisions(const sched::Session& ssn, std::int64_t now_ms, std:
     // Read again even when the annotation text stays the same: the job's in-session marks may be
     // finer than the whole seconds the annotation holds.
     changes_.groups.push_back(it->first);
-    const std::string last = job.last_start_ns ? format_time((*job.last_start_ns - epoch_ns(0)) / 1'000'000) : "";
-    const std::string stale = job.stale_since_ns ? format_time((*job.stale_since_ns - epoch_ns(0)) / 1'000'000) : "";
+    const std::string last =
+        job.last_start_ns ? format_time((*job.last_start_ns - epoch_ns(0)) / 1'000'000) : "";
+    const std::string stale =
+        job.stale_since_ns ? format_time((*job.stale_since_ns - epoch_ns(0)) / 1'000'000) : "";
     Object& pg = it->second;
     if (!pg.scheduler_marks) {
       const YAML::Node metadata = pg.doc["metadata"];
-      pg.scheduler_marks.emplace(str(metadata, "annotations", "kai.scheduler/last-start-timestamp"),
-                                 str(metadata, "annotations", "kai.scheduler/stale-podgroup-timestamp"));
+      pg.scheduler_marks.emplace(
+          str(metadata, "annotations", "kai.scheduler/last-start-timestamp"),
+          str(metadata, "annotations", "kai.scheduler/stale-podgroup-timestamp"));
     }
     auto& [current_last, current_stale] = *pg.scheduler_marks;
     if ((last.empty() || last == current_last) && stale == current_stale) continue;
@@ -627,7 +674,8 @@ void World::apply_decisions(const sched::Session& ssn, std::int64_t now_ms, std:
       annotations.remove("kai.scheduler/stale-podgroup-timestamp");
     }
     // The reading changes in the two marks alone, as read_pod_group reads them: no new parse.
-    if (before && before->kinds == io::ParsedObjects::kPodGroups && before->pod_groups.size() == 1) {
+    if (before && before->kinds == io::ParsedObjects::kPodGroups &&
+        before->pod_groups.size() == 1) {
       auto marked = std::make_shared<io::ParsedObjects>(*before);
       io::PodGroupObject& read = marked->pod_groups.front();
       if (!last.empty()) read.last_start_ns = io::parse_rfc3339(last);
@@ -636,7 +684,8 @@ void World::apply_decisions(const sched::Session& ssn, std::int64_t now_ms, std:
 #ifndef NDEBUG
       Diagnostics ignored;
       const auto reread = io::parse_objects(io::Field(pg.doc, "", pg.file.get()), ignored);
-      SIM_ASSERT(reread->pod_groups.size() == 1 && reread->pod_groups.front().last_start_ns == read.last_start_ns &&
+      SIM_ASSERT(reread->pod_groups.size() == 1 &&
+                 reread->pod_groups.front().last_start_ns == read.last_start_ns &&
                  reread->pod_groups.front().stale_since_ns == read.stale_since_ns);
 #endif
     }
@@ -648,7 +697,8 @@ bool World::has_pods() const {
   return it != objects_.end() && it->first.rfind("Pod/", 0) == 0;
 }
 
-const YAML::Node* World::find(const std::string& kind, const std::string& ns, const std::string& name) const {
+const YAML::Node* World::find(const std::string& kind, const std::string& ns,
+                              const std::string& name) const {
   auto it = objects_.find(kind + "/" + (namespaced_kind(kind) ? ns : std::string()) + "/" + name);
   return it == objects_.end() ? nullptr : &it->second.doc;
 }
@@ -656,7 +706,8 @@ const YAML::Node* World::find(const std::string& kind, const std::string& ns, co
 std::vector<const YAML::Node*> World::objects_of(const std::string& kind) const {
   std::vector<const YAML::Node*> out;
   const std::string prefix = kind + "/";
-  for (auto it = objects_.lower_bound(prefix); it != objects_.end() && it->first.rfind(prefix, 0) == 0; ++it) {
+  for (auto it = objects_.lower_bound(prefix);
+       it != objects_.end() && it->first.rfind(prefix, 0) == 0; ++it) {
     out.push_back(&it->second.doc);
   }
   return out;

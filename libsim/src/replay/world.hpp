@@ -14,22 +14,22 @@
 
 #include "io/snapshot_fields.hpp"
 #include "scenario.hpp"
-#include "timers.hpp"
 #include "sim/model/cluster.hpp"
 #include "sim/sched/framework/session.hpp"
+#include "timers.hpp"
 
 namespace sim::replay {
 
 /// What happened to a pod, for events.jsonl and the metrics.
 struct PodEvent {
   std::int64_t at_ms;
-  std::string type;    ///< submit, bind, pipeline, evict, delete, gone, recreate, complete, lost
-  std::string pod;     ///< ns/name
+  std::string type;  ///< submit, bind, pipeline, evict, delete, gone, recreate, complete, lost
+  std::string pod;   ///< ns/name
   std::string queue;
   std::string node;
   std::string reason;  ///< evict: reclaim/preempt/consolidation/stalegang
   std::string beneficiary;
-  double gpus = 0;     ///< GPUs the pod requests (fraction allowed)
+  double gpus = 0;  ///< GPUs the pod requests (fraction allowed)
   std::string beneficiary_queue = {};
 };
 
@@ -79,19 +79,20 @@ class World {
   /// the update cannot follow a change: a new snapshot is then needed. `pods_moved` tells whether
   /// pods came or went; `touched` gets every pod changed or gone ("namespace/name", repeats
   /// allowed).
-  bool update_snapshot(model::ClusterState& state, std::int64_t now_ms, bool& pods_moved, std::vector<std::string>& touched,
-                       Diagnostics& diagnostics);
+  bool update_snapshot(model::ClusterState& state, std::int64_t now_ms, bool& pods_moved,
+                       std::vector<std::string>& touched, Diagnostics& diagnostics);
   /// The pods changed (their typed readings) and gone ("namespace/name") since the last call,
   /// the last snapshot or the last update, for a cycle that reads them beside a kept state
   /// without bringing it up to date. False when bare pods arrived since the last snapshot or
   /// update: the state must then be brought up to date.
-  bool recent_pod_changes(std::vector<const io::ParsedObjects*>& pods, std::vector<std::string>& gone,
-                          Diagnostics& diagnostics);
+  bool recent_pod_changes(std::vector<const io::ParsedObjects*>& pods,
+                          std::vector<std::string>& gone, Diagnostics& diagnostics);
   /// True while any pod exists (pending, running or terminating).
   bool has_pods() const;
   /// The object of `kind` ("Pod", "PodGroup", "Node", "Queue", ...), or nullptr; `ns` is ignored
   /// for cluster-wide kinds.
-  const YAML::Node* find(const std::string& kind, const std::string& ns, const std::string& name) const;
+  const YAML::Node* find(const std::string& kind, const std::string& ns,
+                         const std::string& name) const;
   /// Every object of `kind`, in key order.
   std::vector<const YAML::Node*> objects_of(const std::string& kind) const;
   std::uint64_t next_gpu_group = 0;
@@ -123,10 +124,12 @@ class World {
   // evicts its pods once their toleration runs out.
   void node_condition_changed(const std::string& node, const YAML::Node& doc, std::int64_t now_ms,
                               std::vector<PodEvent>& events);
-  void schedule_taint_eviction(const std::string& key, std::int64_t now_ms, std::vector<PodEvent>& events);
+  void schedule_taint_eviction(const std::string& key, std::int64_t now_ms,
+                               std::vector<PodEvent>& events);
   void evict_for_taints(std::int64_t now_ms, std::vector<PodEvent>& events);
   void evict_for_taint(const std::string& key, std::int64_t now_ms, std::vector<PodEvent>& events);
-  void start_termination(const std::string& key, std::int64_t now_ms, std::vector<PodEvent>& events);
+  void start_termination(const std::string& key, std::int64_t now_ms,
+                         std::vector<PodEvent>& events);
   // The resourceclaim controller (claim_controller.cpp): claims made from templates for a new pod,
   // or for the pods of a namespace once a template arrives; deleted with their pod; reservations
   // of pods that are gone released.
@@ -137,13 +140,14 @@ class World {
   void record_claims(const model::ClusterState& state, const model::Task& bound);
 
   std::int64_t default_grace_ms_;
-  std::map<std::string, Object> objects_;           // kind/namespace/name -> object
+  std::map<std::string, Object> objects_;                      // kind/namespace/name -> object
   std::vector<std::pair<const std::string*, Object*>> order_;  // objects_ in key order
-  Timers terminating_;  // pod key -> removal time
-  Timers binding_;      // pod key -> running time
-  Timers completing_;   // pod key -> completion time (kaisim/runtime)
+  Timers terminating_;                                         // pod key -> removal time
+  Timers binding_;                                             // pod key -> running time
+  Timers completing_;       // pod key -> completion time (kaisim/runtime)
   Timers taint_evictions_;  // pod key -> when the node lifecycle controller deletes it
-  std::map<std::string, std::int64_t> taint_since_;  // pod key -> when its eviction was first scheduled
+  std::map<std::string, std::int64_t>
+      taint_since_;  // pod key -> when its eviction was first scheduled
   std::map<std::string, std::string> node_taints_;  // node -> its NoExecute lifecycle taint
   std::uint64_t version_ = 0;
   std::uint64_t started_ = 0;   // changes of version_ that only marked a bound pod Running
@@ -154,16 +158,17 @@ class World {
     std::vector<std::string> gone_pods, gone_groups;  // "namespace/name"
     std::vector<std::string> pods, groups;            // object keys
     std::size_t arrived = 0;                          // pods among them that are new
-    std::size_t pods_seen = 0, gone_seen = 0;          // entries recent_pod_changes gave already
+    std::size_t pods_seen = 0, gone_seen = 0;         // entries recent_pod_changes gave already
   } changes_;
   /// Notes each job's scheduler marks as `state` holds them, for apply_decisions to compare with.
   void remember_marks(const model::ClusterState& state);
   /// The typed reading of an object, made now if the object changed since the last one.
   const io::ParsedObjects* parsed(Object& obj, Diagnostics& diagnostics);
-  std::map<std::string, int> recreated_;             // controller-owned pods recreated so far
-  std::map<std::string, std::string> gone_;          // pods deleted for good -> "Deleted"
+  std::map<std::string, int> recreated_;     // controller-owned pods recreated so far
+  std::map<std::string, std::string> gone_;  // pods deleted for good -> "Deleted"
   std::uint64_t next_uid_ = 0;
-  std::map<std::string, std::vector<std::string>> generated_claims_;  // pod key -> claims made from templates
+  std::map<std::string, std::vector<std::string>>
+      generated_claims_;  // pod key -> claims made from templates
   model::ClusterState spare_state_;
   /// Each job's last-start and stale marks as the last snapshot read them from its PodGroup.
   std::vector<std::pair<std::optional<std::int64_t>, std::optional<std::int64_t>>> snapshot_marks_;

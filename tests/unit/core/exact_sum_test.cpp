@@ -1,12 +1,11 @@
 // An exact sum gives the same bits whatever the order of its terms, and taking a term back
 // undoes adding it: what a replay's ledger, kept up to date pod by pod, relies on.
-#include <catch2/catch.hpp>
+#include "sim/core/exact_sum.hpp"
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <random>
 #include <vector>
-
-#include "sim/core/exact_sum.hpp"
 
 namespace {
 
@@ -20,7 +19,8 @@ double sum_of(const std::vector<double>& terms) {
 
 TEST_CASE("an exact sum does not depend on the order of its terms", "[core][exact_sum]") {
   // GPU fractions, GPU-memory fractions, millicores and bytes, as pods give them.
-  const std::vector<double> terms = {0.33, 0.1, 0.2, 0.66, 1000.0 / 46068.0, 0.5, 3.0, 2000, 34359738368.0, 0.01, 7.0 / 3.0};
+  const std::vector<double> terms = {0.33, 0.1,  0.2,           0.66, 1000.0 / 46068.0, 0.5,
+                                     3.0,  2000, 34359738368.0, 0.01, 7.0 / 3.0};
   std::vector<double> shuffled = terms;
   const double first = sum_of(terms);
   std::mt19937 rng(7);
@@ -35,7 +35,9 @@ TEST_CASE("an exact sum does not depend on the order of its terms", "[core][exac
     naive_moved = naive_moved || naive != naive_first;
   }
   CHECK(naive_moved);
-  CHECK(first == Approx(34359740373.0 + 0.33 + 0.1 + 0.2 + 0.66 + 1000.0 / 46068.0 + 0.5 + 0.01 + 7.0 / 3.0 - 2.0).epsilon(1e-15));
+  CHECK(first == Approx(34359740373.0 + 0.33 + 0.1 + 0.2 + 0.66 + 1000.0 / 46068.0 + 0.5 + 0.01 +
+                        7.0 / 3.0 - 2.0)
+                     .epsilon(1e-15));
 }
 
 TEST_CASE("taking a term back undoes adding it, bit for bit", "[core][exact_sum]") {

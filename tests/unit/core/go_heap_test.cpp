@@ -1,8 +1,8 @@
 // GoHeap must make the same swaps as Go's container/heap, also when "less" is not a strict weak
 // order (KAI's queue comparator), because the pop order then depends on the heap algorithm.
-#include <catch2/catch.hpp>
-
 #include "sim/core/go_heap.hpp"
+
+#include <catch2/catch.hpp>
 
 TEST_CASE("GoHeap pops in priority order", "[core][heap]") {
   sim::GoHeap<int> h([](const int& a, const int& b) { return a < b; });
@@ -25,7 +25,9 @@ TEST_CASE("GoHeap reproduces container/heap for a comparator with ties", "[core]
 
 TEST_CASE("GoHeap fix re-sorts a changed root", "[core][heap]") {
   std::vector<int> keys = {3, 1, 2};
-  sim::GoHeap<int> h([&](const int& a, const int& b) { return keys[static_cast<std::size_t>(a)] < keys[static_cast<std::size_t>(b)]; });
+  sim::GoHeap<int> h([&](const int& a, const int& b) {
+    return keys[static_cast<std::size_t>(a)] < keys[static_cast<std::size_t>(b)];
+  });
   for (int i = 0; i < 3; ++i) h.push(i);
   CHECK(h.top() == 1);
   keys[1] = 10;

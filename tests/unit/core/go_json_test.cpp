@@ -1,7 +1,7 @@
 // Number and string formatting must match Go's encoding/json byte for byte.
-#include <catch2/catch.hpp>
-
 #include "sim/core/go_json.hpp"
+
+#include <catch2/catch.hpp>
 
 using sim::go_json_number;
 using sim::json_string;

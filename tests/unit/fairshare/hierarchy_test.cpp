@@ -1,10 +1,11 @@
 // kai-fairshare.md section 6 cases 26-33 (proportion_test.go, GPU only) and case H: the top-down
 // division over a queue tree, where each parent's fair share is its children's total.
 
+#include "sim/fairshare/hierarchy.hpp"
+
 #include <catch2/catch.hpp>
 #include <map>
 
-#include "sim/fairshare/hierarchy.hpp"
 #include "sim/fairshare/queue_quota.hpp"
 
 namespace {
@@ -45,14 +46,17 @@ std::map<std::string, double> divide(double gpus, const std::vector<Node>& nodes
   sim::at(total, Resource::GPU) = gpus;
   sim::fairshare::compute_fair_shares(tree, shares, total, 0);
   std::map<std::string, double> out;
-  for (sim::QueueId id : tree.level_order()) out[tree.uid(id)] = shares[id][Resource::GPU].fair_share;
+  for (sim::QueueId id : tree.level_order())
+    out[tree.uid(id)] = shares[id][Resource::GPU].fair_share;
   return out;
 }
 
 }  // namespace
 
 TEST_CASE("case 26: single top queue, three levels", "[fairshare][hierarchy][section6]") {
-  auto fs = divide(3, {{"top", "", 3, 0, 3}, {"mid", "top", 3, 0, 3}, {"leaf1", "mid", 2, 0, 2},
+  auto fs = divide(3, {{"top", "", 3, 0, 3},
+                       {"mid", "top", 3, 0, 3},
+                       {"leaf1", "mid", 2, 0, 2},
                        {"leaf2", "mid", 1, 0, 1}});
   CHECK(fs["top"] == 3);
   CHECK(fs["mid"] == 3);
@@ -61,8 +65,12 @@ TEST_CASE("case 26: single top queue, three levels", "[fairshare][hierarchy][sec
 }
 
 TEST_CASE("case 27: two top parent queues", "[fairshare][hierarchy][section6]") {
-  auto fs = divide(4, {{"t1", "", 2, 0, 2}, {"c1", "t1", 1, 0, 1}, {"c2", "t1", 1, 0, 1},
-                       {"t2", "", 2, 0, 2}, {"c3", "t2", 0, 0, 0}, {"c4", "t2", 1, 1, 2}});
+  auto fs = divide(4, {{"t1", "", 2, 0, 2},
+                       {"c1", "t1", 1, 0, 1},
+                       {"c2", "t1", 1, 0, 1},
+                       {"t2", "", 2, 0, 2},
+                       {"c3", "t2", 0, 0, 0},
+                       {"c4", "t2", 1, 1, 2}});
   CHECK(fs["t1"] == 2);
   CHECK(fs["c1"] == 1);
   CHECK(fs["c2"] == 1);
@@ -74,8 +82,10 @@ TEST_CASE("case 27: two top parent queues", "[fairshare][hierarchy][section6]") 
 TEST_CASE("cases 28-33: departments with one project each", "[fairshare][hierarchy][section6]") {
   auto two_departments = [](double gpus, double d1, double w1, int p1, double d2, double w2, int p2,
                             double child_deserved) {
-    return divide(gpus, {{"d1", "", d1, w1, 100, -1, p1}, {"q1", "d1", child_deserved, 1, 100},
-                         {"d2", "", d2, w2, 100, -1, p2}, {"q2", "d2", child_deserved, 1, 100}});
+    return divide(gpus, {{"d1", "", d1, w1, 100, -1, p1},
+                         {"q1", "d1", child_deserved, 1, 100},
+                         {"d2", "", d2, w2, 100, -1, p2},
+                         {"q2", "d2", child_deserved, 1, 100}});
   };
   SECTION("28: deserved department quota; a child may get more than its parent") {
     auto fs = two_departments(4, 3, 1, 0, 1, 1, 0, 2);
@@ -132,7 +142,7 @@ TEST_CASE("Queue spec units become plugin units as KAI converts them", "[fairsha
   CHECK(q[Resource::MEMORY].deserved == 4096e6);  // MB = 10^6 bytes, not MiB
   CHECK(q[Resource::MEMORY].max_allowed == -1);   // -1 survives the scaling
   CHECK(q[Resource::MEMORY].over_quota_weight == 2);
-  CHECK(q[Resource::CPU].deserved == 1500);       // millicores stay millicores
+  CHECK(q[Resource::CPU].deserved == 1500);  // millicores stay millicores
   CHECK(q[Resource::GPU].deserved == 0.33);
   CHECK(q[Resource::GPU].max_allowed == 1);
   CHECK(q.priority == 7);

@@ -83,14 +83,16 @@ TEST_CASE("case 11: equal remainders go to the older queue", "[fairshare][sectio
 }
 
 TEST_CASE("case 12: priority does not affect deserved", "[fairshare][section6]") {
-  Level lv({{.uid = "q1", .d = 2, .w = 2, .r = 6, .p = 1}, {.uid = "q2", .d = 2, .w = 2, .r = 6, .p = 2}});
+  Level lv({{.uid = "q1", .d = 2, .w = 2, .r = 6, .p = 1},
+            {.uid = "q2", .d = 2, .w = 2, .r = 6, .p = 2}});
   set_resource_share(4, 0, lv.entries);
   CHECK(lv.fs(0) == 2);
   CHECK(lv.fs(1) == 2);
 }
 
 TEST_CASE("case 13: priority beats over-quota weight", "[fairshare][section6]") {
-  Level lv({{.uid = "q1", .d = 2, .w = 100, .r = 6, .p = 1}, {.uid = "q2", .d = 2, .w = 1, .r = 6, .p = 2}});
+  Level lv({{.uid = "q1", .d = 2, .w = 100, .r = 6, .p = 1},
+            {.uid = "q2", .d = 2, .w = 1, .r = 6, .p = 2}});
   set_resource_share(6, 0, lv.entries);
   CHECK(lv.fs(0) == 2);
   CHECK(lv.fs(1) == 4);
@@ -126,7 +128,8 @@ TEST_CASE("cases 15-17: CPU division among three and two queues", "[fairshare][s
     CHECK(lv.fs(2) == 2000);
   }
   SECTION("17: a weight-0 queue without quota gets nothing") {
-    Level lv({{.uid = "q1", .d = 5000, .w = 5000, .r = 10000}, {.uid = "q2", .d = 0, .w = 0, .r = 5000}});
+    Level lv({{.uid = "q1", .d = 5000, .w = 5000, .r = 10000},
+              {.uid = "q2", .d = 0, .w = 0, .r = 5000}});
     set_resource_share(10000, 0, lv.entries);
     CHECK(lv.fs(0) == 10000);
     CHECK(lv.fs(1) == 0);
@@ -147,8 +150,10 @@ TEST_CASE("case 18: not enough resources, one queue per resource", "[fairshare][
 
 TEST_CASE("case 19: equal weights divide evenly", "[fairshare][section6]") {
   Level gpu({{.uid = "a", .d = 1, .w = 1, .r = 8}, {.uid = "b", .d = 1, .w = 1, .r = 8}});
-  Level cpu({{.uid = "a", .d = 2000, .w = 1, .r = 3000}, {.uid = "b", .d = 2000, .w = 1, .r = 3000}});
-  Level mem({{.uid = "a", .d = 1000, .w = 1, .r = 5000}, {.uid = "b", .d = 1000, .w = 1, .r = 5000}});
+  Level cpu(
+      {{.uid = "a", .d = 2000, .w = 1, .r = 3000}, {.uid = "b", .d = 2000, .w = 1, .r = 3000}});
+  Level mem(
+      {{.uid = "a", .d = 1000, .w = 1, .r = 5000}, {.uid = "b", .d = 1000, .w = 1, .r = 5000}});
   set_resource_share(10, 0, gpu.entries);
   set_resource_share(3000, 0, cpu.entries);
   set_resource_share(1000, 0, mem.entries);
@@ -158,11 +163,13 @@ TEST_CASE("case 19: equal weights divide evenly", "[fairshare][section6]") {
 }
 
 TEST_CASE("cases 20-21: different weights, with and without a limit", "[fairshare][section6]") {
-  Level plain({{.uid = "q1", .d = 250, .w = 1, .r = 5000}, {.uid = "q2", .d = 150, .w = 2, .r = 5000}});
+  Level plain(
+      {{.uid = "q1", .d = 250, .w = 1, .r = 5000}, {.uid = "q2", .d = 150, .w = 2, .r = 5000}});
   set_resource_share(1000, 0, plain.entries);
   CHECK(plain.fs(0) == 450);
   CHECK(plain.fs(1) == 550);
-  Level capped({{.uid = "q1", .d = 250, .w = 1, .r = 5000}, {.uid = "q2", .d = 150, .w = 2, .r = 5000, .l = 400}});
+  Level capped({{.uid = "q1", .d = 250, .w = 1, .r = 5000},
+                {.uid = "q2", .d = 150, .w = 2, .r = 5000, .l = 400}});
   set_resource_share(1000, 0, capped.entries);
   CHECK(capped.fs(0) == 600);
   CHECK(capped.fs(1) == 400);
@@ -194,7 +201,8 @@ TEST_CASE("case 24: fractional fair share is exact to the last bit", "[fairshare
 }
 
 TEST_CASE("case 25: last unit by UID when creation times tie", "[fairshare][section6]") {
-  Level lv({{.uid = "queue-1", .d = 2, .w = 2, .r = 3}, {.uid = "queue-2", .d = 2, .w = 2, .r = 3}});
+  Level lv(
+      {{.uid = "queue-1", .d = 2, .w = 2, .r = 3}, {.uid = "queue-2", .d = 2, .w = 2, .r = 3}});
   lv.created[1] = lv.created[0];
   set_resource_share(5, 0, lv.entries);
   CHECK(lv.fs(0) == 3);
@@ -211,8 +219,10 @@ TEST_CASE("case 35: deep-dive queue-priority diagram", "[fairshare][section6]") 
   CHECK(lv.fs(0) == 3);
 }
 
-TEST_CASE("case A: a high bucket's rounding feeds the lower bucket first", "[fairshare][section6]") {
-  Level lv({{.uid = "a", .w = 1, .r = 10, .p = 2}, {.uid = "b", .w = 4, .r = 10, .p = 2},
+TEST_CASE("case A: a high bucket's rounding feeds the lower bucket first",
+          "[fairshare][section6]") {
+  Level lv({{.uid = "a", .w = 1, .r = 10, .p = 2},
+            {.uid = "b", .w = 4, .r = 10, .p = 2},
             {.uid = "c", .w = 1, .r = 10, .p = 1}});
   set_resource_share(11, 0, lv.entries);
   CHECK(lv.fs(0) == 2);
@@ -260,7 +270,8 @@ TEST_CASE("case F: the code, not the priority-based design doc", "[fairshare][se
 
 TEST_CASE("case G: order-dependent in KAI; kaisim gives one of KAI's two answers",
           "[fairshare][section6]") {
-  Level lv({{.uid = "a", .d = 0.7, .w = 1, .r = 100}, {.uid = "b", .d = 0, .w = 2, .r = 0.3},
+  Level lv({{.uid = "a", .d = 0.7, .w = 1, .r = 100},
+            {.uid = "b", .d = 0, .w = 2, .r = 0.3},
             {.uid = "c", .d = 0.5, .w = 6, .r = 100}});
   set_resource_share(10, 0, lv.entries);
   CHECK(lv.fs(1) == 0.3);

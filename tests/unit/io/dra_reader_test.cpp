@@ -1,29 +1,34 @@
 // The DRA objects as the dynamicresources plugin reads them.
-#include <catch2/catch.hpp>
-
 #include "io/dra_reader.hpp"
+
+#include <catch2/catch.hpp>
 
 namespace {
 
 const std::string kFile = "dra.yaml";
 
-sim::io::Field doc(const std::string& text) { return {sim::io::parse_single_document(text, kFile), "", &kFile}; }
+sim::io::Field doc(const std::string& text) {
+  return {sim::io::parse_single_document(text, kFile), "", &kFile};
+}
 
 }  // namespace
 
-TEST_CASE("device classes: selectors in kaisim's CEL are read, others reported and left out", "[io][dra]") {
+TEST_CASE("device classes: selectors in kaisim's CEL are read, others reported and left out",
+          "[io][dra]") {
   sim::Diagnostics d;
   const auto nvidia = sim::io::read_device_class(doc(R"(
 metadata: {name: gpu.nvidia.com}
 spec: {selectors: [{cel: {expression: "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'"}}]}
-)"), d);
+)"),
+                                                 d);
   REQUIRE(nvidia.selectors.size() == 1);
   CHECK(nvidia.selectors[0].root.kind == sim::model::CelNode::Kind::AND);
   CHECK(d.warnings.empty());
   const auto regex = sim::io::read_device_class(doc(R"y(
 metadata: {name: a100}
 spec: {selectors: [{cel: {expression: "device.attributes['gpu.nvidia.com'].productName.matches('A100')"}}]}
-)y"), d);
+)y"),
+                                                d);
   CHECK(regex.selectors.empty());
   REQUIRE(d.warnings.size() == 1);
   CHECK(d.warnings[0].find("matches() is not supported") != std::string::npos);
@@ -38,7 +43,8 @@ TEST_CASE("slices that reach no node say why", "[io][dra]") {
   const auto per_device = sim::io::read_resource_slice(doc(R"(
 metadata: {name: shared}
 spec: {driver: gpu.nvidia.com, pool: {name: p}, perDeviceNodeSelection: true, devices: [{name: gpu-0, nodeName: n0}]}
-)"), d);
+)"),
+                                                       d);
   CHECK(per_device.node.empty());
   CHECK_FALSE(per_device.all_nodes);
   const auto selected = sim::io::read_resource_slice(doc(R"(
@@ -48,15 +54,18 @@ spec:
   pool: {name: rack}
   nodeSelector: {nodeSelectorTerms: [{matchExpressions: [{key: rack, operator: In, values: [a]}]}]}
   devices: [{name: gpu-0}]
-)"), d);
+)"),
+                                                     d);
   CHECK(selected.node.empty());
   REQUIRE(d.warnings.size() == 2);
   CHECK(d.warnings[0].find("dra.yaml:3") != std::string::npos);
-  CHECK(d.warnings[0].find("perDeviceNodeSelection needs DRA partitionable devices") != std::string::npos);
+  CHECK(d.warnings[0].find("perDeviceNodeSelection needs DRA partitionable devices") !=
+        std::string::npos);
   CHECK(d.warnings[1].find("a slice for a node selector is not modelled") != std::string::npos);
 }
 
-TEST_CASE("slices: device attributes and capacities, qualified by the driver's domain", "[io][dra]") {
+TEST_CASE("slices: device attributes and capacities, qualified by the driver's domain",
+          "[io][dra]") {
   sim::Diagnostics d;
   const auto slice = sim::io::read_resource_slice(doc(R"(
 metadata: {name: n0-gpus}
@@ -70,19 +79,22 @@ spec:
       capacity: {memory: {value: 40Gi}}
     - name: mig-0
       basic: {attributes: {type: {string: mig}}}
-)"), d);
+)"),
+                                                  d);
   REQUIRE(slice.devices.size() == 2);
   const auto& gpu = slice.devices[0];
   CHECK(gpu.attributes.at("gpu.nvidia.com/type").text == "gpu");
   CHECK(gpu.attributes.at("gpu.nvidia.com/index").kind == sim::model::DeviceAttribute::Kind::INT);
-  CHECK(gpu.attributes.at("gpu.nvidia.com/driverVersion").kind == sim::model::DeviceAttribute::Kind::VERSION);
+  CHECK(gpu.attributes.at("gpu.nvidia.com/driverVersion").kind ==
+        sim::model::DeviceAttribute::Kind::VERSION);
   CHECK(gpu.attributes.at("example.com/fast").boolean);
   CHECK(gpu.capacity.at("gpu.nvidia.com/memory") == 40LL * 1024 * 1024 * 1024 * 1000);
   CHECK(slice.devices[1].attributes.at("gpu.nvidia.com/type").text == "mig");
   CHECK_THROWS_AS(sim::io::read_resource_slice(doc(R"(
 metadata: {name: bad}
 spec: {driver: d, nodeName: n0, devices: [{name: x, capacity: {memory: {value: lots}}}]}
-)"), d),
+)"),
+                                               d),
                   sim::InputError);
 }
 
@@ -96,7 +108,8 @@ status:
     devices: {results: [{request: r, driver: gpu.nvidia.com, pool: n0, device: gpu-0}]}
     nodeSelector: {nodeSelectorTerms: [{matchFields: [{key: metadata.name, operator: In, values: [n0]}]}]}
   reservedFor: [{resource: pods, name: p, uid: u1}]
-)"), d);
+)"),
+                                               d);
   REQUIRE(v1.requests.size() == 1);
   CHECK(v1.requests[0].count == 2);
   CHECK(v1.is_gpu_claim());
@@ -109,17 +122,21 @@ status:
   const auto beta = sim::io::read_resource_claim(doc(R"(
 metadata: {name: c2}
 spec: {devices: {requests: [{name: r, deviceClassName: nic.example.com, allocationMode: All}]}}
-)"), d);
+)"),
+                                                 d);
   CHECK(beta.ns == "default");
   REQUIRE(beta.requests.size() == 1);
   CHECK(beta.requests[0].all);
   CHECK_FALSE(beta.is_gpu_claim());
-  CHECK_THROWS_AS(sim::io::read_resource_claim(
-                      doc("metadata: {name: c3}\nspec: {devices: {requests: [{name: r, exactly: {deviceClassName: x, count: 0}}]}}\n"), d),
-                  sim::InputError);
+  CHECK_THROWS_AS(
+      sim::io::read_resource_claim(doc("metadata: {name: c3}\nspec: {devices: {requests: [{name: "
+                                       "r, exactly: {deviceClassName: x, count: 0}}]}}\n"),
+                                   d),
+      sim::InputError);
 }
 
-TEST_CASE("a pod's claims: named ones, and template ones by the name its status gives", "[io][dra]") {
+TEST_CASE("a pod's claims: named ones, and template ones by the name its status gives",
+          "[io][dra]") {
   const auto refs = sim::io::read_pod_claims(doc(R"(
 spec:
   resourceClaims:
@@ -142,15 +159,18 @@ TEST_CASE("claim templates: their claim spec is checked as a claim's", "[io][dra
   sim::io::check_claim_template(doc(R"(
 metadata: {name: one-gpu, namespace: a}
 spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.nvidia.com, count: 1}}]}}}
-)"), d);
+)"),
+                                d);
   CHECK(d.warnings.empty());
   try {
     sim::io::check_claim_template(doc(R"(
 metadata: {name: none, namespace: a}
 spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.nvidia.com, count: 0}}]}}}
-)"), d);
+)"),
+                                  d);
     FAIL("a count of 0 was accepted");
   } catch (const sim::InputError& e) {
-    CHECK(std::string(e.what()).find("spec.spec.devices.requests[0].exactly.count") != std::string::npos);
+    CHECK(std::string(e.what()).find("spec.spec.devices.requests[0].exactly.count") !=
+          std::string::npos);
   }
 }

@@ -1,8 +1,8 @@
 // Updating an assembled state with changed pods and PodGroups gives the state a new assembly of
 // the changed objects gives: same ids in the same order, same books on every node.
-#include <catch2/catch.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include <catch2/catch.hpp>
 #include <map>
 #include <memory>
 #include <random>
@@ -19,29 +19,39 @@ const std::string kFile = "objects.yaml";
 
 std::string node(const std::string& name) {
   return "{apiVersion: v1, kind: Node, metadata: {name: " + name +
-         ", labels: {nvidia.com/gpu.memory: '46068'}}, status: {allocatable: {cpu: '32', memory: 64Gi, pods: '110', "
+         ", labels: {nvidia.com/gpu.memory: '46068'}}, status: {allocatable: {cpu: '32', memory: "
+         "64Gi, pods: '110', "
          "nvidia.com/gpu: '2'}, conditions: [{type: Ready, status: 'True'}]}}";
 }
 
 // A KAI pod in its PodGroup, pending or bound to `on` and running.
-std::string pod(const std::string& ns, const std::string& name, const std::string& group, const std::string& on,
-                const std::string& fraction = "") {
-  const std::string annotations = "{pod-group-name: " + group + (fraction.empty() ? "" : ", gpu-fraction: '" + fraction + "'") + "}";
+std::string pod(const std::string& ns, const std::string& name, const std::string& group,
+                const std::string& on, const std::string& fraction = "") {
+  const std::string annotations = "{pod-group-name: " + group +
+                                  (fraction.empty() ? "" : ", gpu-fraction: '" + fraction + "'") +
+                                  "}";
   const std::string gpus = fraction.empty() ? ", resources: {limits: {nvidia.com/gpu: 1}}" : "";
-  return "{apiVersion: v1, kind: Pod, metadata: {name: " + name + ", namespace: " + ns + ", uid: uid-" + name +
-         ", creationTimestamp: '2026-01-01T00:00:00Z', labels: {kai.scheduler/queue: team-a}, annotations: " + annotations +
-         "}, spec: {schedulerName: kai-scheduler" + (on.empty() ? "" : ", nodeName: " + on) + ", containers: [{name: c" + gpus +
-         ", resources: {requests: {cpu: '1'}}}]}, status: {phase: " + (on.empty() ? "Pending" : "Running") + "}}";
+  return "{apiVersion: v1, kind: Pod, metadata: {name: " + name + ", namespace: " + ns +
+         ", uid: uid-" + name +
+         ", creationTimestamp: '2026-01-01T00:00:00Z', labels: {kai.scheduler/queue: team-a}, "
+         "annotations: " +
+         annotations + "}, spec: {schedulerName: kai-scheduler" +
+         (on.empty() ? "" : ", nodeName: " + on) + ", containers: [{name: c" + gpus +
+         ", resources: {requests: {cpu: '1'}}}]}, status: {phase: " +
+         (on.empty() ? "Pending" : "Running") + "}}";
 }
 
 std::string group(const std::string& ns, const std::string& name) {
-  return "{apiVersion: scheduling.run.ai/v2alpha2, kind: PodGroup, metadata: {name: " + name + ", namespace: " + ns +
+  return "{apiVersion: scheduling.run.ai/v2alpha2, kind: PodGroup, metadata: {name: " + name +
+         ", namespace: " + ns +
          ", creationTimestamp: '2026-01-01T00:00:00Z'}, spec: {minMember: 1, queue: team-a}}";
 }
 
 const std::string kQueue =
-    "{apiVersion: scheduling.run.ai/v2, kind: Queue, metadata: {name: team-a}, spec: {resources: {gpu: {quota: 2, limit: -1, "
-    "overQuotaWeight: 1}, cpu: {quota: -1, limit: -1, overQuotaWeight: 1}, memory: {quota: -1, limit: -1, overQuotaWeight: 1}}}}";
+    "{apiVersion: scheduling.run.ai/v2, kind: Queue, metadata: {name: team-a}, spec: {resources: "
+    "{gpu: {quota: 2, limit: -1, "
+    "overQuotaWeight: 1}, cpu: {quota: -1, limit: -1, overQuotaWeight: 1}, memory: {quota: -1, "
+    "limit: -1, overQuotaWeight: 1}}}}";
 
 // Objects by key, as a replay's world keeps them (the assembly reads them in key order).
 class Objects {
@@ -62,7 +72,8 @@ class Objects {
   }
   bool update(sim::model::ClusterState& state, const sim::io::PodChanges& changes) const {
     sim::Diagnostics d;
-    return sim::io::update_pods(state, changes, [&](const std::string& name) { return at("Node//" + name); }, d);
+    return sim::io::update_pods(
+        state, changes, [&](const std::string& name) { return at("Node//" + name); }, d);
   }
 
  private:
@@ -108,7 +119,8 @@ TEST_CASE("an update adds, changes and removes pods as a new assembly would", "[
   objects.put("Node//n1", node("n1"));
   objects.put("Node//n2", node("n2"));
   objects.put("Queue//team-a", kQueue);
-  for (const char* name : {"p1", "p3", "p5"}) objects.put(std::string("PodGroup/a/g-") + name, group("a", std::string("g-") + name));
+  for (const char* name : {"p1", "p3", "p5"})
+    objects.put(std::string("PodGroup/a/g-") + name, group("a", std::string("g-") + name));
   objects.put("Pod/a/p1", pod("a", "p1", "g-p1", "n1"));
   objects.put("Pod/a/p3", pod("a", "p3", "g-p3", ""));
   objects.put("Pod/a/p5", pod("a", "p5", "g-p5", "n2", "0.5"));
@@ -150,7 +162,8 @@ TEST_CASE("an update adds, changes and removes pods as a new assembly would", "[
   check_same(state, objects.assemble());
 }
 
-TEST_CASE("random arrivals, binds and completions: every update equals a new assembly", "[io][snapshot]") {
+TEST_CASE("random arrivals, binds and completions: every update equals a new assembly",
+          "[io][snapshot]") {
   // Namespaces whose keys sort around the '/' ("a-b/..." < "a/..." < "ab/...") and names that sort
   // as text ("p10" < "p2"), so pods land before, between and after the others.
   const std::vector<std::string> namespaces = {"0", "a", "a-b", "ab", "b"};
@@ -168,11 +181,14 @@ TEST_CASE("random arrivals, binds and completions: every update equals a new ass
     std::vector<std::string> changed_pods, changed_groups;
     for (std::size_t op = 0, ops = 1 + pick(3); op < ops; ++op) {
       const std::size_t kind = pick(3);
-      if (kind == 0 || (pending.empty() && bound.empty())) {  // a pod arrives, pending or already running
-        const std::string ns = namespaces[pick(namespaces.size())], name = "p" + std::to_string(next++);
+      if (kind == 0 ||
+          (pending.empty() && bound.empty())) {  // a pod arrives, pending or already running
+        const std::string ns = namespaces[pick(namespaces.size())],
+                          name = "p" + std::to_string(next++);
         const std::string on = pick(2) == 0 ? "" : "n" + std::to_string(1 + pick(3));
         objects.put("PodGroup/" + ns + "/g-" + name, group(ns, "g-" + name));
-        objects.put("Pod/" + ns + "/" + name, pod(ns, name, "g-" + name, on, pick(2) == 0 ? "0.5" : ""));
+        objects.put("Pod/" + ns + "/" + name,
+                    pod(ns, name, "g-" + name, on, pick(2) == 0 ? "0.5" : ""));
         changed_pods.push_back("Pod/" + ns + "/" + name);
         changed_groups.push_back("PodGroup/" + ns + "/g-" + name);
         (on.empty() ? pending : bound).emplace_back(ns, name);
@@ -180,7 +196,8 @@ TEST_CASE("random arrivals, binds and completions: every update equals a new ass
         const std::size_t i = pick(pending.size());
         const auto [ns, name] = pending[i];
         pending.erase(pending.begin() + static_cast<std::ptrdiff_t>(i));
-        objects.put("Pod/" + ns + "/" + name, pod(ns, name, "g-" + name, "n" + std::to_string(1 + pick(3)), "0.5"));
+        objects.put("Pod/" + ns + "/" + name,
+                    pod(ns, name, "g-" + name, "n" + std::to_string(1 + pick(3)), "0.5"));
         changed_pods.push_back("Pod/" + ns + "/" + name);
         bound.emplace_back(ns, name);
       } else if (!bound.empty()) {  // a running pod completes with its PodGroup
@@ -205,7 +222,8 @@ TEST_CASE("random arrivals, binds and completions: every update equals a new ass
   CHECK(state.tasks.size() == pending.size() + bound.size());
 }
 
-TEST_CASE("an update refuses what it does not follow and leaves the state as it was", "[io][snapshot]") {
+TEST_CASE("an update refuses what it does not follow and leaves the state as it was",
+          "[io][snapshot]") {
   Objects objects;
   objects.put("Node//n1", node("n1"));
   objects.put("Queue//team-a", kQueue);
@@ -221,8 +239,10 @@ TEST_CASE("an update refuses what it does not follow and leaves the state as it 
     CHECK_FALSE(objects.update(state, changes));
   }
   SECTION("a pod without a PodGroup annotation, which the pod-grouper would group") {
-    objects.put("Pod/a/bare", "{apiVersion: v1, kind: Pod, metadata: {name: bare, namespace: a}, spec: {schedulerName: kai-scheduler, "
-                              "containers: [{name: c}]}, status: {phase: Pending}}");
+    objects.put("Pod/a/bare",
+                "{apiVersion: v1, kind: Pod, metadata: {name: bare, namespace: a}, spec: "
+                "{schedulerName: kai-scheduler, "
+                "containers: [{name: c}]}, status: {phase: Pending}}");
     sim::io::PodChanges changes;
     changes.pods = {objects.at("Pod/a/bare")};
     CHECK_FALSE(objects.update(state, changes));
@@ -230,7 +250,8 @@ TEST_CASE("an update refuses what it does not follow and leaves the state as it 
   check_same(state, before);
 }
 
-TEST_CASE("a state with PodGroup names shared across namespaces is not updatable", "[io][snapshot]") {
+TEST_CASE("a state with PodGroup names shared across namespaces is not updatable",
+          "[io][snapshot]") {
   Objects objects;
   objects.put("Queue//team-a", kQueue);
   objects.put("PodGroup/a/g", group("a", "g"));

@@ -1,7 +1,7 @@
 // Kubernetes quantities: exact decimal parsing and Kubernetes' round-up rule.
-#include <catch2/catch.hpp>
-
 #include "sim/io/quantity.hpp"
+
+#include <catch2/catch.hpp>
 
 using sim::io::format_milli_quantity;
 using sim::io::parse_quantity;

@@ -1,8 +1,9 @@
 // The simulator request: fields, case-insensitive keys, and errors that name file, line and field.
+#include "sim/io/simulate_request.hpp"
+
 #include <catch2/catch.hpp>
 
 #include "io/simulate_request_readers.hpp"
-#include "sim/io/simulate_request.hpp"
 
 using sim::io::parse_simulate_request;
 
@@ -29,7 +30,8 @@ TEST_CASE("simulate request reads every field", "[io][request]") {
                 "creationTimestamp": "2026-01-01T00:00:00Z",
                 "resourceShare": {"gpu": {"deserved": 2, "maxAllowed": -1, "overQuotaWeight": 3,
                   "request": 5, "allocated": 1, "allocatedNotPreemptible": 0.5, "fairShare": 0,
-                  "absoluteUsage": 0.25, "vacantAdjustedUsage": 0.1}}}]})", d);
+                  "absoluteUsage": 0.25, "vacantAdjustedUsage": 0.1}}}]})",
+                 d);
   CHECK(r.total[2] == 8);
   CHECK(r.total[0] == 16000);
   CHECK(r.total[1] == 64e9);
@@ -51,7 +53,9 @@ TEST_CASE("simulate request reads every field", "[io][request]") {
 TEST_CASE("struct keys match ignoring case, as Go's decoder does; totalResource keys do not",
           "[io][request]") {
   sim::Diagnostics d;
-  auto r = parse(R"({"TotalResource": {"gpu": 4}, "Queues": [{"UID": "a", "ResourceShare": {"GPU": {"Deserved": 1}}}]})", d);
+  auto r = parse(
+      R"({"TotalResource": {"gpu": 4}, "Queues": [{"UID": "a", "ResourceShare": {"GPU": {"Deserved": 1}}}]})",
+      d);
   CHECK(r.total[2] == 0);  // "gpu" is not "GPU" in a Go map
   REQUIRE(d.warnings.size() == 1);
   CHECK_THAT(d.warnings[0], Catch::Contains("TotalResource.gpu: unknown resource"));
@@ -77,7 +81,8 @@ TEST_CASE("bad input names file, line, column and field", "[io][request][errors]
   CHECK(error_of(R"({"queues": [{"uid": "a", "resourceShare": {"gpu": {"deserved": "2"}}}]})") ==
         "req.json:1:64: queues[0].resourceShare.gpu.deserved: expected a number, got string \"2\"");
   CHECK(error_of("queues:\n  - uid: a\n    resourceShare:\n      cpu:\n        maxAllowed: -2\n") ==
-        "req.json:5:21: queues[0].resourceShare.cpu.maxAllowed: must be >= 0 or -1 (unlimited), got -2");
+        "req.json:5:21: queues[0].resourceShare.cpu.maxAllowed: must be >= 0 or -1 (unlimited), "
+        "got -2");
   CHECK(error_of("queues:\n  - uid: a\n    resourceShare: {memory: {request: -5}}\n") ==
         "req.json:3:39: queues[0].resourceShare.memory.request: must be >= 0, got -5");
   CHECK(error_of("queues:\n  - uid: a\n    priority: 1.5\n") ==
@@ -85,16 +90,19 @@ TEST_CASE("bad input names file, line, column and field", "[io][request][errors]
   CHECK(error_of("queues:\n  - name: nameless\n") ==
         "req.json:2:5: queues[0]: missing required field \"uid\"");
   CHECK(error_of("queues:\n  - uid: a\n    creationTimestamp: soon\n") ==
-        "req.json:3:24: queues[0].creationTimestamp: not an RFC 3339 time such as 2025-01-31T12:00:00Z: \"soon\"");
+        "req.json:3:24: queues[0].creationTimestamp: not an RFC 3339 time such as "
+        "2025-01-31T12:00:00Z: \"soon\"");
   CHECK(error_of("{\"totalResource\": {\"GPU\": 1e999}}") ==
         "req.json:1:27: totalResource.GPU: number 1e999 is out of range for a 64-bit float");
   CHECK(error_of("{\"totalResource\": {\"GPU\": .inf}}") ==
-        "req.json:1:27: totalResource.GPU: not valid JSON: syntax error while parsing value - invalid literal; last read: "
+        "req.json:1:27: totalResource.GPU: not valid JSON: syntax error while parsing value - "
+        "invalid literal; last read: "
         "'\"GPU\": .'");
   CHECK(error_of("{\"queues\": {}}") == "req.json:1:12: queues: expected a list, got an object");
   CHECK(error_of("[1, 2]") == "req.json:1:1: expected an object, got a list");
   CHECK(error_of("{\"queues\": [") ==
-        "req.json:1:13: queues[0]: not valid JSON: syntax error while parsing value - unexpected end of input; expected "
+        "req.json:1:13: queues[0]: not valid JSON: syntax error while parsing value - unexpected "
+        "end of input; expected "
         "'[', '{', or a literal");
   CHECK(error_of("") == "req.json: the document is empty");
   CHECK(error_of("a: 1\n---\nb: 2\n") == "req.json:3: expected a single document, found 2");
@@ -137,20 +145,26 @@ void require_same(const sim::io::SimulateRequest& a, const sim::io::SimulateRequ
 
 }  // namespace
 
-TEST_CASE("the plain reader reads a well-formed request exactly as the field reader does", "[io][request]") {
+TEST_CASE("the plain reader reads a well-formed request exactly as the field reader does",
+          "[io][request]") {
   // Compact and indented, escapes and multi-byte names, every field, nulls, -1 and -0.
   const std::string request = GENERATE(
-      std::string(R"({"totalResource":{"GPU":8,"CPU":16000,"Memory":64e9},"kValue":0.5,"queues":[)"
-                  R"({"uid":"q1","name":"Q \"one\" \u00e9","parentQueue":"org","priority":-3,"childQueues":["x"],)"
-                  R"("creationTimestamp":"2026-01-01T00:00:00.5+02:00","resourceShare":{"gpu":{"deserved":2,)"
-                  R"("maxAllowed":-1,"overQuotaWeight":3,"request":5,"allocated":1,"allocatedNotPreemptible":0.5,)"
-                  R"("fairShare":0,"absoluteUsage":0.25,"vacantAdjustedUsage":0.1},"cpu":null}},)"
-                  R"({"uid":"org","name":null,"parentQueue":null,"priority":null,"resourceShare":null}]})"),
-      std::string("{\n  \"queues\": [\n    {\"uid\": \"t\u00e9am\", \"name\": \"\u00e9\u00e9\", \"resourceShare\": {\n"
-                  "      \"memory\": {\"deserved\": -0, \"request\": 1.5E+3}}},\n\t{\"uid\": \"b\",\r\n \"parentQueue\": \"t\u00e9am\"}\n  ]\n}\n"),
-      std::string(R"({"queues": []})"), std::string(R"({})"), std::string(R"({"totalResource": null, "queues": null, "kValue": null})"));
+      std::string(
+          R"({"totalResource":{"GPU":8,"CPU":16000,"Memory":64e9},"kValue":0.5,"queues":[)"
+          R"({"uid":"q1","name":"Q \"one\" \u00e9","parentQueue":"org","priority":-3,"childQueues":["x"],)"
+          R"("creationTimestamp":"2026-01-01T00:00:00.5+02:00","resourceShare":{"gpu":{"deserved":2,)"
+          R"("maxAllowed":-1,"overQuotaWeight":3,"request":5,"allocated":1,"allocatedNotPreemptible":0.5,)"
+          R"("fairShare":0,"absoluteUsage":0.25,"vacantAdjustedUsage":0.1},"cpu":null}},)"
+          R"({"uid":"org","name":null,"parentQueue":null,"priority":null,"resourceShare":null}]})"),
+      std::string("{\n  \"queues\": [\n    {\"uid\": \"t\u00e9am\", \"name\": \"\u00e9\u00e9\", "
+                  "\"resourceShare\": {\n"
+                  "      \"memory\": {\"deserved\": -0, \"request\": 1.5E+3}}},\n\t{\"uid\": "
+                  "\"b\",\r\n \"parentQueue\": \"t\u00e9am\"}\n  ]\n}\n"),
+      std::string(R"({"queues": []})"), std::string(R"({})"),
+      std::string(R"({"totalResource": null, "queues": null, "kValue": null})"));
   sim::Diagnostics plain_notes, field_notes;
-  const std::optional<sim::io::SimulateRequest> plain = sim::io::read_plain_simulate_request(request, "req.json");
+  const std::optional<sim::io::SimulateRequest> plain =
+      sim::io::read_plain_simulate_request(request, "req.json");
   REQUIRE(plain.has_value());
   require_same(*plain, sim::io::read_simulate_request_fields(request, "req.json", field_notes));
   CHECK(field_notes.warnings.empty());
@@ -162,27 +176,31 @@ TEST_CASE("the plain reader reads a well-formed request exactly as the field rea
   require_same(*read_in_place, *plain);
 }
 
-TEST_CASE("the plain reader leaves to the field reader whatever that one warns about or refuses", "[io][request]") {
+TEST_CASE("the plain reader leaves to the field reader whatever that one warns about or refuses",
+          "[io][request]") {
   const std::string request = GENERATE(
-      std::string(R"({"queues": [{"uid": "a", "colour": "blue"}]})"),           // unknown field: a warning
-      std::string(R"({"queues": [{"uid": "a", "uid": "b"}]})"),                 // a key twice: a warning
-      std::string(R"({"Queues": [{"UID": "a"}]})"),                             // Go's case-insensitive match
-      std::string(R"({"totalResource": {"gpu": 1}})"),                           // an unknown resource
+      std::string(R"({"queues": [{"uid": "a", "colour": "blue"}]})"),  // unknown field: a warning
+      std::string(R"({"queues": [{"uid": "a", "uid": "b"}]})"),        // a key twice: a warning
+      std::string(R"({"Queues": [{"UID": "a"}]})"),     // Go's case-insensitive match
+      std::string(R"({"totalResource": {"gpu": 1}})"),  // an unknown resource
       std::string(R"({"queues": [{"uid": "a", "resourceShare": {"GPU": {}}}]})"),
-      std::string(R"({"queues": [{"u\u0069d": "a"}]})"),                         // an escaped key
-      std::string("\xEF\xBB\xBF{}"),                                             // a byte order mark
-      std::string(R"({"kValue": 01})"), std::string(R"({"kValue": 1.})"), std::string(R"({"kValue": -})"),
-      std::string(R"({"kValue": 1x})"), std::string(R"({"kValue": 1e999})"), std::string(R"({"kValue": 1e-999})"),
-      std::string(R"({"kValue": "1"})"), std::string(R"({"queues": [{"uid": "a", "priority": 1.0}]})"),
+      std::string(R"({"queues": [{"u\u0069d": "a"}]})"),  // an escaped key
+      std::string("\xEF\xBB\xBF{}"),                      // a byte order mark
+      std::string(R"({"kValue": 01})"), std::string(R"({"kValue": 1.})"),
+      std::string(R"({"kValue": -})"), std::string(R"({"kValue": 1x})"),
+      std::string(R"({"kValue": 1e999})"), std::string(R"({"kValue": 1e-999})"),
+      std::string(R"({"kValue": "1"})"),
+      std::string(R"({"queues": [{"uid": "a", "priority": 1.0}]})"),
       std::string(R"({"queues": [{"uid": "a", "priority": 3000000000}]})"),
       std::string(R"({"queues": [{"uid": ""}]})"), std::string(R"({"queues": [{"uid": null}]})"),
       std::string(R"({"queues": [{"name": "a"}]})"), std::string(R"({"queues": [{"uid": 1}]})"),
       std::string(R"({"queues": [{"uid": "a", "creationTimestamp": "2026-02-30T00:00:00Z"}]})"),
       std::string(R"({"queues": [{"uid": "a", "resourceShare": {"gpu": {"deserved": -2}}}]})"),
       std::string(R"({"queues": [{"uid": "a", "resourceShare": {"gpu": {"request": -1}}}]})"),
-      std::string(R"({"queues": [{"uid": "a", "childQueues": [1]}]})"), std::string(R"({"queues": {}})"),
-      std::string(R"({"queues": [1]})"), std::string(R"([])"), std::string(R"({"queues": [],})"),
-      std::string(R"({"queues": []} {})"), std::string("{\"queues\": [{\"uid\": \"a\x01\"}]}"),
+      std::string(R"({"queues": [{"uid": "a", "childQueues": [1]}]})"),
+      std::string(R"({"queues": {}})"), std::string(R"({"queues": [1]})"), std::string(R"([])"),
+      std::string(R"({"queues": [],})"), std::string(R"({"queues": []} {})"),
+      std::string("{\"queues\": [{\"uid\": \"a\x01\"}]}"),
       std::string("{\"queues\": [{\"uid\": \"\xC3\"}]}"));
   CAPTURE(request);
   CHECK_FALSE(sim::io::read_plain_simulate_request(request, "req.json").has_value());

@@ -1,10 +1,10 @@
 // Snapshot loading: the runbook's literal manifests, KAI's snapshot.json shape, pod-grouper
 // defaults, and errors that name file, line and field.
+#include "sim/io/snapshot.hpp"
+
 #include <catch2/catch.hpp>
 #include <fstream>
 #include <sstream>
-
-#include "sim/io/snapshot.hpp"
 
 namespace {
 
@@ -57,14 +57,15 @@ TEST_CASE("the runbook's manifests load: node, queues, bare pods grouped", "[io]
 
 TEST_CASE("KAI's snapshot.json shape is read through rawObjects", "[io][snapshot]") {
   sim::Diagnostics d;
-  const auto state = sim::io::load_snapshot({{R"({"config": {}, "schedulerParams": {}, "rawObjects": {
+  const auto state =
+      sim::io::load_snapshot({{R"({"config": {}, "schedulerParams": {}, "rawObjects": {
       "nodes": [{"metadata": {"name": "n1"}, "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "nvidia.com/gpu": "2"}}}],
       "queues": [{"metadata": {"name": "q"}, "spec": {"resources": {"gpu": {"quota": 1, "limit": -1}}}}],
       "podGroups": [{"metadata": {"name": "pg", "namespace": "a"}, "spec": {"queue": "q", "minMember": 2, "priorityClassName": "inference"}}],
       "pods": [{"metadata": {"name": "p0", "namespace": "a", "annotations": {"pod-group-name": "pg"}},
                 "spec": {"schedulerName": "kai-scheduler", "containers": [{"name": "c", "resources": {"requests": {"cpu": "500m"}}}]}}]}})",
-                                              "snapshot.json"}},
-                                            {}, d);
+                               "snapshot.json"}},
+                             {}, d);
   REQUIRE(state.jobs.size() == 1);
   CHECK(state.jobs[sim::JobId(0)].groups->pod_sets.at(0).min_available == 2);
   CHECK(state.jobs[sim::JobId(0)].priority == 125);
@@ -73,32 +74,37 @@ TEST_CASE("KAI's snapshot.json shape is read through rawObjects", "[io][snapshot
 }
 
 TEST_CASE("bad snapshots name the file, line and field", "[io][snapshot][errors]") {
-  CHECK(error_of("apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus:\n  allocatable: {cpu: lots}\n") ==
-        "snap.yaml:5:22: status.allocatable.cpu: not a valid quantity such as \"500m\", \"2\" or \"1Gi\": \"lots\"");
+  CHECK(error_of("apiVersion: v1\nkind: Node\nmetadata: {name: n}\nstatus:\n  allocatable: {cpu: "
+                 "lots}\n") ==
+        "snap.yaml:5:22: status.allocatable.cpu: not a valid quantity such as \"500m\", \"2\" or "
+        "\"1Gi\": \"lots\"");
   CHECK(error_of("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {}\n") ==
         "snap.yaml:4:7: spec: missing required field \"containers\"");
   CHECK(error_of("apiVersion: v1\nkind: Node\nmetadata: {name: n}\n") ==
         "snap.yaml:1:1: node has neither status.allocatable nor status.capacity");
   // Found by the fuzzer: names that are not UTF-8 broke the JSON report.
-  CHECK(error_of("apiVersion: v1\nkind: Node\nmetadata: {name: \"a\xd9" "b\"}\n") == "snap.yaml:3:20: not valid UTF-8 text");
+  CHECK(error_of("apiVersion: v1\nkind: Node\nmetadata: {name: \"a\xd9"
+                 "b\"}\n") == "snap.yaml:3:20: not valid UTF-8 text");
   CHECK(error_of("kind: PodGroup\nmetadata: {name: g}\nspec: {preemptibility: maybe}\n") ==
         "snap.yaml:3:24: spec.preemptibility: must be \"preemptible\" or \"non-preemptible\"");
 }
 
 TEST_CASE("pods naming a missing queue wait with a reason; unknown kinds warn", "[io][snapshot]") {
   sim::Diagnostics d;
-  const auto state = sim::io::load_snapshot(
-      {{"kind: ConfigMap\nmetadata: {name: x}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: p, labels: {kai.scheduler/queue: ghost}}\n"
-        "spec: {schedulerName: kai-scheduler, containers: [{name: c}]}\n",
-        "m.yaml"}},
-      {}, d);
+  const auto state =
+      sim::io::load_snapshot({{"kind: ConfigMap\nmetadata: {name: x}\n---\napiVersion: v1\nkind: "
+                               "Pod\nmetadata: {name: p, labels: {kai.scheduler/queue: ghost}}\n"
+                               "spec: {schedulerName: kai-scheduler, containers: [{name: c}]}\n",
+                               "m.yaml"}},
+                             {}, d);
   REQUIRE(state.jobs.size() == 1);
   CHECK(state.jobs[sim::JobId(0)].problem == "queue \"ghost\" does not exist");
   REQUIRE(d.warnings.size() == 1);
   CHECK_THAT(d.warnings[0], Catch::Contains("kind \"ConfigMap\" is not used by the scheduler"));
 }
 
-TEST_CASE("a PodGroup's subGroups become PodSets under their sets; pods join by label", "[io][snapshot][subgroups]") {
+TEST_CASE("a PodGroup's subGroups become PodSets under their sets; pods join by label",
+          "[io][snapshot][subgroups]") {
   sim::Diagnostics d;
   const auto state = sim::io::load_snapshot({{R"(
 kind: PodGroup
@@ -120,7 +126,9 @@ spec: {schedulerName: kai-scheduler, containers: [{name: c}]}
 kind: Pod
 metadata: {name: p1, namespace: a, annotations: {pod-group-name: g}, labels: {kai.scheduler/subgroup-name: nosuch}}
 spec: {schedulerName: kai-scheduler, containers: [{name: c}]}
-)", "pg.yaml"}}, {}, d);
+)",
+                                              "pg.yaml"}},
+                                            {}, d);
   REQUIRE(state.jobs.size() == 1);
   const sim::model::SubGroupTree& tree = *state.jobs[sim::JobId(0)].groups;
   REQUIRE(tree.sets.size() == 2);
@@ -131,40 +139,56 @@ spec: {schedulerName: kai-scheduler, containers: [{name: c}]}
   CHECK(tree.pod_sets[static_cast<std::size_t>(tree.sets[0].pod_sets.at(0))].name == "leader");
   const int gpu_workers = tree.find_pod_set("gpu-workers");
   CHECK(tree.pod_sets[static_cast<std::size_t>(gpu_workers)].min_available == 2);
-  CHECK(tree.pod_sets[static_cast<std::size_t>(tree.find_pod_set("cpu-workers"))].min_available == 0);
+  CHECK(tree.pod_sets[static_cast<std::size_t>(tree.find_pod_set("cpu-workers"))].min_available ==
+        0);
   CHECK(state.tasks[sim::TaskId(0)].pod_set == gpu_workers);
   CHECK(state.tasks[sim::TaskId(1)].pod_set == -1);  // unknown subgroup: never scheduled
 }
 
 TEST_CASE("bad subGroups name the field", "[io][snapshot][subgroups][errors]") {
   const std::string head = "kind: PodGroup\nmetadata: {name: g}\nspec:\n  queue: q\n  subGroups:\n";
-  CHECK(error_of(head + "    - {name: a, parent: b}\n") == "snap.yaml:6:25: spec.subGroups[0].parent: no subgroup is named \"b\"");
+  CHECK(error_of(head + "    - {name: a, parent: b}\n") ==
+        "snap.yaml:6:25: spec.subGroups[0].parent: no subgroup is named \"b\"");
   CHECK(error_of(head + "    - {name: a}\n    - {name: a}\n") ==
         "snap.yaml:7:14: spec.subGroups[1].name: subgroup \"a\" is listed twice");
   CHECK(error_of(head + "    - {name: a, parent: b}\n    - {name: b, parent: a}\n") ==
         "snap.yaml:6:25: spec.subGroups[0].parent: subgroup parents form a cycle");
-  CHECK(error_of(head + "    - {name: a, minMember: -1}\n") == "snap.yaml:6:28: spec.subGroups[0].minMember: must be >= 0");
+  CHECK(error_of(head + "    - {name: a, minMember: -1}\n") ==
+        "snap.yaml:6:28: spec.subGroups[0].minMember: must be >= 0");
   CHECK(error_of("kind: PodGroup\nmetadata: {name: g}\nspec: {queue: q, subGroups: x}\n") ==
         "snap.yaml:3:29: spec.subGroups: expected a list, got \"x\"");
-  CHECK(error_of("kind: PodGroup\nmetadata: {name: g}\nspec: {queue: q, minSubGroup: 3, subGroups: [{name: a}]}\n") ==
+  CHECK(error_of("kind: PodGroup\nmetadata: {name: g}\nspec: {queue: q, minSubGroup: 3, subGroups: "
+                 "[{name: a}]}\n") ==
         "snap.yaml:3:31: spec.minSubGroup: minSubGroup 3 is more than the 1 subgroups under it");
 }
 
 TEST_CASE("bad pod affinity terms name the field", "[io][snapshot][errors]") {
-  const std::string head = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c}]\n  affinity:\n"
-                           "    podAntiAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n";
-  CHECK(error_of(head + "        - {topologyKey: h, labelSelector: {matchExpressions: [{key: a, operator: Gt, values: ['1']}]}}\n") ==
-        "snap.yaml:9:82: spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].labelSelector"
+  const std::string head =
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c}]\n  "
+      "affinity:\n"
+      "    podAntiAffinity:\n      requiredDuringSchedulingIgnoredDuringExecution:\n";
+  CHECK(error_of(head + "        - {topologyKey: h, labelSelector: {matchExpressions: [{key: a, "
+                        "operator: Gt, values: ['1']}]}}\n") ==
+        "snap.yaml:9:82: "
+        "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]."
+        "labelSelector"
         ".matchExpressions[0].operator: unknown operator \"Gt\" (In, NotIn, Exists, DoesNotExist)");
-  CHECK(error_of(head + "        - {topologyKey: h, namespaceSelector: {matchLabels: {team: a}}}\n") ==
-        "snap.yaml:9:47: spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].namespaceSelector: "
+  CHECK(error_of(head +
+                 "        - {topologyKey: h, namespaceSelector: {matchLabels: {team: a}}}\n") ==
+        "snap.yaml:9:47: "
+        "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]."
+        "namespaceSelector: "
         "only an empty namespaceSelector ({}: every namespace) is supported");
-  const std::string preferred = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c}]\n  affinity:\n"
-                                "    podAffinity:\n      preferredDuringSchedulingIgnoredDuringExecution:\n";
+  const std::string preferred =
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c}]\n  "
+      "affinity:\n"
+      "    podAffinity:\n      preferredDuringSchedulingIgnoredDuringExecution:\n";
   CHECK(error_of(preferred + "        - {weight: 0, podAffinityTerm: {topologyKey: h}}\n") ==
-        "snap.yaml:9:20: spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: "
+        "snap.yaml:9:20: "
+        "spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: "
         "must be in the range 1-100, got 0");
   CHECK(error_of(preferred + "        - {weight: 5}\n") ==
-        "snap.yaml:9:11: spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]: "
+        "snap.yaml:9:11: "
+        "spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]: "
         "missing required field \"podAffinityTerm\"");
 }

@@ -1,7 +1,7 @@
 // Private parsing helpers: RFC 3339 times and Go durations.
-#include <catch2/catch.hpp>
-
 #include "io/yaml_field.hpp"
+
+#include <catch2/catch.hpp>
 
 using sim::io::parse_go_duration_ms;
 using sim::io::parse_rfc3339;
@@ -32,8 +32,8 @@ TEST_CASE("Go durations parse to milliseconds", "[io][time]") {
   CHECK_FALSE(parse_go_duration_ms(""));
 }
 
-
-TEST_CASE("input on which yaml-cpp's LoadAll never ends is one located error (found by the fuzzer)") {
+TEST_CASE(
+    "input on which yaml-cpp's LoadAll never ends is one located error (found by the fuzzer)") {
   // A mangled JSON document: yaml-cpp 0.7 reports new documents at line 10 forever.
   const std::string text = R"({
     "tot": 0,
@@ -73,6 +73,7 @@ TEST_CASE("input on which yaml-cpp's LoadAll never ends is one located error (fo
     (void)sim::io::parse_documents(text, "f.json");
     FAIL("expected an InputError");
   } catch (const sim::InputError& e) {
-    CHECK(std::string(e.what()) == "f.json:10:8: not valid YAML/JSON: the parser stops making progress here");
+    CHECK(std::string(e.what()) ==
+          "f.json:10:8: not valid YAML/JSON: the parser stops making progress here");
   }
 }

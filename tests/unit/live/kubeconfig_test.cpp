@@ -1,15 +1,15 @@
 // The kubeconfig as kubectl reads it: $KUBECONFIG files merged (the first that names an entry or
 // sets current-context wins, missing files skipped), --context, file references relative to the
 // file naming them, *-data in base64, and one-line errors naming the file and field.
-#include <catch2/catch.hpp>
+#include "live/kubeconfig.hpp"
 
+#include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
 #include <string>
 
-#include "live/kubeconfig.hpp"
 #include "live/manifests.hpp"
 
 namespace {
@@ -62,7 +62,8 @@ current-context: one
 
 }  // namespace
 
-TEST_CASE("kubeconfig: current context, data fields, files relative to the kubeconfig", "[kubeconfig]") {
+TEST_CASE("kubeconfig: current context, data fields, files relative to the kubeconfig",
+          "[kubeconfig]") {
   TempDir dir;
   dir.write("ca.pem", "PEM CA");
   dir.write("sub/token", "secret\n");
@@ -79,13 +80,16 @@ TEST_CASE("kubeconfig: current context, data fields, files relative to the kubec
   CHECK(b.token_file == (dir.path / "sub/token").string());
 }
 
-TEST_CASE("kubeconfig: $KUBECONFIG files merge, the first one that names an entry wins", "[kubeconfig]") {
+TEST_CASE("kubeconfig: $KUBECONFIG files merge, the first one that names an entry wins",
+          "[kubeconfig]") {
   TempDir dir;
-  const std::string first = dir.write("first", R"(clusters: [{name: a, cluster: {server: "https://first:1"}}]
+  const std::string first =
+      dir.write("first", R"(clusters: [{name: a, cluster: {server: "https://first:1"}}]
 users: [{name: u, user: {token: t1}}]
 contexts: [{name: c, context: {cluster: a, user: u}}]
 )");
-  const std::string second = dir.write("second", R"(clusters: [{name: a, cluster: {server: "https://second:2"}}]
+  const std::string second =
+      dir.write("second", R"(clusters: [{name: a, cluster: {server: "https://second:2"}}]
 users: [{name: u, user: {token: t2}}]
 contexts: [{name: c, context: {cluster: a, user: u}}]
 current-context: c
@@ -95,7 +99,10 @@ current-context: c
   ::setenv("KUBECONFIG", (first + ":" + (dir.path / "missing").string() + ":" + second).c_str(), 1);
   sim::live::ConnectionOptions options;
   const auto access = sim::live::load_kubeconfig(options);
-  if (before) ::setenv("KUBECONFIG", saved.c_str(), 1); else ::unsetenv("KUBECONFIG");
+  if (before)
+    ::setenv("KUBECONFIG", saved.c_str(), 1);
+  else
+    ::unsetenv("KUBECONFIG");
   CHECK(access.server == "https://first:1");
   CHECK(access.token == "t1");
   CHECK(access.context_name == "c");  // from the second file, the first that sets it
@@ -105,13 +112,17 @@ TEST_CASE("kubeconfig: errors name the file and the field", "[kubeconfig]") {
   TempDir dir;
   const std::string file = dir.write("config", kMain);
   CHECK_THROWS_WITH(load(file, "three"), Catch::Contains("contexts: no context named \"three\""));
-  const std::string no_server = dir.write("bad", R"(clusters: [{name: a, cluster: {certificate-authority-data: "!!"}}]
+  const std::string no_server =
+      dir.write("bad", R"(clusters: [{name: a, cluster: {certificate-authority-data: "!!"}}]
 contexts: [{name: c, context: {cluster: a}}]
 current-context: c
 )");
-  CHECK_THROWS_WITH(load(no_server), Catch::Contains("bad:1:") && Catch::Contains("missing required field \"server\""));
-  CHECK_THROWS_WITH(load((dir.path / "absent").string()), Catch::Contains("kubeconfig file does not exist"));
-  const std::string provider = dir.write("provider", R"(clusters: [{name: a, cluster: {server: "https://x"}}]
+  CHECK_THROWS_WITH(load(no_server), Catch::Contains("bad:1:") &&
+                                         Catch::Contains("missing required field \"server\""));
+  CHECK_THROWS_WITH(load((dir.path / "absent").string()),
+                    Catch::Contains("kubeconfig file does not exist"));
+  const std::string provider =
+      dir.write("provider", R"(clusters: [{name: a, cluster: {server: "https://x"}}]
 users: [{name: u, user: {auth-provider: {name: gcp}}}]
 contexts: [{name: c, context: {cluster: a, user: u}}]
 current-context: c
@@ -126,7 +137,8 @@ TEST_CASE("base64 as kubeconfig *-data fields hold it", "[kubeconfig]") {
 }
 
 TEST_CASE("manifest scalars are typed as kubectl's YAML reader types them", "[manifests]") {
-  const auto j = sim::live::yaml_to_json(YAML::Load(R"({a: true, b: "true", c: 10, d: 0.33, e: ~, f: yes, g: "010", h: 010, i: 1e3, j: text, k: "0.5"})"));
+  const auto j = sim::live::yaml_to_json(YAML::Load(
+      R"({a: true, b: "true", c: 10, d: 0.33, e: ~, f: yes, g: "010", h: 010, i: 1e3, j: text, k: "0.5"})"));
   CHECK(j["a"] == true);
   CHECK(j["b"] == "true");
   CHECK(j["c"] == 10);

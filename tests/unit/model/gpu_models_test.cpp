@@ -1,11 +1,14 @@
 // The GPU model table: memory labels, and MIG profiles that fit their GPU.
 
+#include "sim/model/gpu_models.hpp"
+
 #include <catch2/catch.hpp>
 
-#include "sim/model/gpu_models.hpp"
 #include "sim/model/gpu_requirement.hpp"
 
-TEST_CASE("every MIG profile fits its GPU at its maximum instance count and counts its compute slices as GPUs") {
+TEST_CASE(
+    "every MIG profile fits its GPU at its maximum instance count and counts its compute slices as "
+    "GPUs") {
   for (const sim::model::GpuModel& m : sim::model::gpu_models()) {
     CAPTURE(m.name);
     CHECK(m.memory_mib > 0);

@@ -1,9 +1,10 @@
 // GPU quantities of a request (pod_info getExtendedResourceGpus): whole percent times the count.
-#include <catch2/catch.hpp>
-
 #include "sim/model/gpu_requirement.hpp"
 
-TEST_CASE("GPU quantities round the portion to whole percent and stay finite for absurd counts", "[model]") {
+#include <catch2/catch.hpp>
+
+TEST_CASE("GPU quantities round the portion to whole percent and stay finite for absurd counts",
+          "[model]") {
   using sim::model::GpuRequirement;
   CHECK(GpuRequirement::with_gpus(3, 0).gpus() == 3);
   CHECK(GpuRequirement::multi_fraction(2, 0.333, 0).gpus() == Approx(0.66));

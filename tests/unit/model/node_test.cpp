@@ -1,8 +1,8 @@
 // Node accounting (node_info.go, gpu_sharing_node_info.go): whole GPUs, shared GPU groups,
 // releasing and pipelined pods, and the GPU-memory conversions in doubles.
-#include <catch2/catch.hpp>
-
 #include "sim/model/node.hpp"
+
+#include <catch2/catch.hpp>
 
 using sim::Resource;
 using sim::TaskId;
@@ -45,7 +45,8 @@ double gpu(const sim::ResourceVec& v) { return sim::at(v, Resource::GPU); }
 
 }  // namespace
 
-TEST_CASE("the first fraction on a group takes one whole GPU out of idle", "[model][node][gpu-sharing]") {
+TEST_CASE("the first fraction on a group takes one whole GPU out of idle",
+          "[model][node][gpu-sharing]") {
   Node n = l40s(2);
   Task a = fraction(0, 0.33, TaskStatus::RUNNING, "g1");
   Task b = fraction(1, 0.33, TaskStatus::RUNNING, "g1");
@@ -63,7 +64,8 @@ TEST_CASE("the first fraction on a group takes one whole GPU out of idle", "[mod
   CHECK(n.used_shared_mib.at("g1") == 0);  // the entry persists at 0, as a Go map entry does
 }
 
-TEST_CASE("a group whose only fraction is releasing counts as one releasing GPU", "[model][node][gpu-sharing]") {
+TEST_CASE("a group whose only fraction is releasing counts as one releasing GPU",
+          "[model][node][gpu-sharing]") {
   Node n = l40s(1);
   Task burst = fraction(0, 0.66, TaskStatus::RUNNING, "g1");
   n.add_task(burst);
@@ -103,11 +105,13 @@ TEST_CASE("whole-GPU pods use the idle and releasing vectors", "[model][node]") 
   CHECK(gpu(n.non_allocated()) == 4);  // ...but they can be pipelined onto
 }
 
-TEST_CASE("GPU memory conversions keep KAI's floating-point artefacts", "[model][node][gpu-memory]") {
+TEST_CASE("GPU memory conversions keep KAI's floating-point artefacts",
+          "[model][node][gpu-memory]") {
   Node unlabelled = l40s(1);
   unlabelled.gpu_memory_mib = 100;
-  CHECK(unlabelled.gpu_memory_of(GpuRequirement::with_gpus(0.58, 0)) == 57);  // 0.58 * 100 = 57.99..
-  CHECK(unlabelled.memory_as_portion(7) == 0.08);                              // 7/100*100 = 7.000000000000001
+  CHECK(unlabelled.gpu_memory_of(GpuRequirement::with_gpus(0.58, 0)) ==
+        57);                                       // 0.58 * 100 = 57.99..
+  CHECK(unlabelled.memory_as_portion(7) == 0.08);  // 7/100*100 = 7.000000000000001
   Node a100 = l40s(1);
   a100.gpu_memory_mib = 80000;
   const GpuRequirement third = GpuRequirement::with_gpus(0.333, 0);

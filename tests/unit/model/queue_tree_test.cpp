@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "sim/model/queue_tree.hpp"
+
+#include <catch2/catch.hpp>
 
 using sim::model::QueueLink;
 using sim::model::QueueTree;
@@ -26,7 +26,8 @@ std::vector<QueueLink> links(std::initializer_list<std::pair<const char*, const 
 
 TEST_CASE("queue tree orders children by UID and parents before children", "[model][tree]") {
   sim::Diagnostics d;
-  auto tree = QueueTree::build(links({{"z-team", "org"}, {"org", ""}, {"a-team", "org"}, {"b", ""}}), d);
+  auto tree =
+      QueueTree::build(links({{"z-team", "org"}, {"org", ""}, {"a-team", "org"}, {"b", ""}}), d);
   REQUIRE(tree.size() == 4);
   REQUIRE(tree.roots().size() == 2);
   CHECK(tree.uid(tree.roots()[0]) == "b");
@@ -65,7 +66,8 @@ TEST_CASE("queue tree rejects parent cycles and names the cycle", "[model][tree]
     FAIL("expected an error");
   } catch (const sim::InputError& e) {
     CHECK_THAT(e.what(), Catch::Contains("cycle"));
-    CHECK_THAT(e.what(), Catch::Contains("a -> c -> b -> a") || Catch::Contains("b -> a -> c -> b") ||
+    CHECK_THAT(e.what(), Catch::Contains("a -> c -> b -> a") ||
+                             Catch::Contains("b -> a -> c -> b") ||
                              Catch::Contains("c -> b -> a -> c"));
   }
   CHECK_THROWS_AS(QueueTree::build(links({{"self", "self"}}), d), sim::InputError);
@@ -73,10 +75,12 @@ TEST_CASE("queue tree rejects parent cycles and names the cycle", "[model][tree]
 
 TEST_CASE("queue tree drops orphan subtrees with one warning each, as KAI does", "[model][tree]") {
   sim::Diagnostics d;
-  auto tree = QueueTree::build(
-      links({{"org", ""}, {"lost", "missing"}, {"lost-child", "lost"}, {"lost-grandchild", "lost-child"},
-             {"team", "org"}}),
-      d);
+  auto tree = QueueTree::build(links({{"org", ""},
+                                      {"lost", "missing"},
+                                      {"lost-child", "lost"},
+                                      {"lost-grandchild", "lost-child"},
+                                      {"team", "org"}}),
+                               d);
   CHECK(tree.size() == 2);
   CHECK_FALSE(tree.find("lost").valid());
   CHECK_FALSE(tree.find("lost-grandchild").valid());

@@ -2,7 +2,6 @@
 // replay's stop rules, on the repository's own scenarios.
 
 #include <catch2/catch.hpp>
-
 #include <fstream>
 #include <sstream>
 
@@ -27,7 +26,8 @@ std::string read(const std::string& path) {
 
 plan::PlanSpec plan_text(const std::string& body) {
   Diagnostics d;
-  return plan::load_plan_text("schema_version: 1\nkind: Plan\n" + body, "test.yaml", source("scenarios/plans"), d);
+  return plan::load_plan_text("schema_version: 1\nkind: Plan\n" + body, "test.yaml",
+                              source("scenarios/plans"), d);
 }
 
 }  // namespace
@@ -46,12 +46,14 @@ TEST_CASE("one-sided Student t bounds over seeds", "[plan]") {
   CHECK(five.upper - five.mean == Approx(2.13185 * five.sd / std::sqrt(5.0)).epsilon(1e-5));
 }
 
-TEST_CASE("a candidate at the base scenario's own values replays byte for byte as the file", "[plan]") {
+TEST_CASE("a candidate at the base scenario's own values replays byte for byte as the file",
+          "[plan]") {
   // three-teams-day has node pools, inline queues with cpu and memory, generators and steps.
   const std::string file = source("scenarios/examples/three-teams-day.yaml");
-  const plan::PlanSpec spec = plan_text("scenario: ../examples/three-teams-day.yaml\nseeds: {count: 2, first: 7}\n"
-                                        "targets: {cluster: {wait_p95: 10m}}\nknobs:\n  gpus: {pool: l40s, count: 4}\n"
-                                        "  quotas:\n    team-nlp: {quota: 2, limit: 4, overQuotaWeight: 2}\n");
+  const plan::PlanSpec spec = plan_text(
+      "scenario: ../examples/three-teams-day.yaml\nseeds: {count: 2, first: 7}\n"
+      "targets: {cluster: {wait_p95: 10m}}\nknobs:\n  gpus: {pool: l40s, count: 4}\n"
+      "  quotas:\n    team-nlp: {quota: 2, limit: 4, overQuotaWeight: 2}\n");
   Diagnostics d;
   const auto base = plan::BaseScenario::load(spec, d);
   const plan::ScenarioText text = base->text_for(base->base_candidate(), 7);  // the file's own seed
@@ -74,11 +76,13 @@ TEST_CASE("a candidate at the base scenario's own values replays byte for byte a
   const std::vector<plan::PlannedQueue> queues = base->queues_for(c);
   CHECK(queues[1].name == "team-nlp");
   CHECK(queues[1].gpu == plan::QueueResource{3, 4, 1});
-  CHECK(queues[1].cpu == plan::QueueResource{-1, -1, 0});  // as the scenario writes it (no weight: 0)
+  CHECK(queues[1].cpu ==
+        plan::QueueResource{-1, -1, 0});  // as the scenario writes it (no weight: 0)
 }
 
 TEST_CASE("the runbook's queues without cpu or memory are planned with both unlimited", "[plan]") {
-  const plan::PlanSpec spec = plan_text("scenario: ../seed/burst-and-reclaim.yaml\ntargets: {cluster: {wait_max: 1m}}\n");
+  const plan::PlanSpec spec =
+      plan_text("scenario: ../seed/burst-and-reclaim.yaml\ntargets: {cluster: {wait_max: 1m}}\n");
   Diagnostics d;
   const auto base = plan::BaseScenario::load(spec, d);
   const std::vector<plan::PlannedQueue> queues = base->queues_for(base->base_candidate());
@@ -91,7 +95,8 @@ TEST_CASE("the runbook's queues without cpu or memory are planned with both unli
   CHECK(!queues[0].priority);
   CHECK(queues[1].priority == 100);
   CHECK(queues[1].gpu == plan::QueueResource{0.33, 1, 1});
-  CHECK(base->leaf_queues() == std::vector<std::string>{"team-nlp", "team-recommender", "team-vision"});
+  CHECK(base->leaf_queues() ==
+        std::vector<std::string>{"team-nlp", "team-recommender", "team-vision"});
   CHECK(base->step_times_ms() == std::vector<std::int64_t>{0, 60000, 180000, 300000, 360000});
 }
 
@@ -102,7 +107,10 @@ TEST_CASE("one replay's measures agree with its summary", "[plan]") {
   Diagnostics d;
   const api::ReplayResult r = api::run_replay(o, d);
   plan::MeasureOptions mo;
-  mo.parents = {{"ml-org", ""}, {"team-nlp", "ml-org"}, {"team-vision", "ml-org"}, {"team-recommender", "ml-org"}};
+  mo.parents = {{"ml-org", ""},
+                {"team-nlp", "ml-org"},
+                {"team-vision", "ml-org"},
+                {"team-recommender", "ml-org"}};
   mo.status_at_ms = {59000, 211000};
   const plan::SeedMeasure m = plan::measure(r.outputs, r.pending_reasons, mo, 1, r.cycles);
   CHECK(m.duration_s == 420);
@@ -121,7 +129,8 @@ TEST_CASE("one replay's measures agree with its summary", "[plan]") {
   // burst: pipelined onto releasing GPUs, one pod-second per 1 s cycle.
   CHECK(m.pending.at("team-nlp").at("releasing") == 30);
   CHECK(m.pending.at("team-vision").at("releasing") == 30);
-  CHECK(plan::measure_to_json(plan::measure_from_json(plan::measure_to_json(m))) == plan::measure_to_json(m));
+  CHECK(plan::measure_to_json(plan::measure_from_json(plan::measure_to_json(m))) ==
+        plan::measure_to_json(m));
   plan::Target t;
   t.metric = plan::Metric::WAIT_MAX;
   CHECK(plan::metric_value(m, t, "team-vision") == 30);
@@ -149,7 +158,10 @@ TEST_CASE("a stop rule ends a generated replay once its wait percentile is certa
   CHECK(stopped.stopped_at_ms < 4 * 3'600'000 / 2);
   // What the stop promised: the whole run's p95 wait of team-vision is past 600 s.
   plan::MeasureOptions mo;
-  mo.parents = {{"ml-org", ""}, {"team-nlp", "ml-org"}, {"team-vision", "ml-org"}, {"team-recommender", "ml-org"}};
+  mo.parents = {{"ml-org", ""},
+                {"team-nlp", "ml-org"},
+                {"team-vision", "ml-org"},
+                {"team-recommender", "ml-org"}};
   const plan::SeedMeasure m = plan::measure(full.outputs, {}, mo, 1, full.cycles);
   CHECK(plan::nearest_rank(m.queues.at("team-vision").waits_s, 95) > 600);
   // A bound no pod reaches never stops the replay.

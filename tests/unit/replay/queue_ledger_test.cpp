@@ -1,13 +1,13 @@
 // A replay's ledger kept up to date pod by pod equals one rebuilt from the state, bit for bit,
 // whatever the order of the changes; and it counts what the timeline and a session count.
-#include <catch2/catch.hpp>
+#include "replay/queue_ledger.hpp"
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <random>
 #include <string>
 #include <vector>
 
-#include "replay/queue_ledger.hpp"
 #include "sim/io/snapshot.hpp"
 #include "sim/sched/framework/pod_sums.hpp"
 
@@ -73,17 +73,21 @@ sim::QueueId queue(const sim::model::ClusterState& state, const std::string& nam
 }
 
 // Everything a cycle reads from the ledger, as plain numbers.
-std::vector<double> reading(const sim::replay::QueueLedger& ledger, const sim::model::ClusterState& state) {
+std::vector<double> reading(const sim::replay::QueueLedger& ledger,
+                            const sim::model::ClusterState& state) {
   std::vector<double> out;
   const sim::model::OpenSums open = ledger.open_sums(state);
   for (const auto& q : open.queues) {
-    for (int r = 0; r < 3; ++r) out.insert(out.end(), {q.request[r], q.allocated[r], q.allocated_not_preemptible[r]});
+    for (int r = 0; r < 3; ++r)
+      out.insert(out.end(), {q.request[r], q.allocated[r], q.allocated_not_preemptible[r]});
   }
   for (const auto& q : ledger.timeline()) {
-    for (int r = 0; r < 3; ++r) out.insert(out.end(), {q.allocated[r], q.allocated_np[r], q.requested[r]});
+    for (int r = 0; r < 3; ++r)
+      out.insert(out.end(), {q.allocated[r], q.allocated_np[r], q.requested[r]});
   }
-  out.insert(out.end(), {static_cast<double>(ledger.stranded_mib()), ledger.cluster_gpus(), ledger.any_pending() ? 1.0 : 0.0,
-                         static_cast<double>(open.may_pend.size())});
+  out.insert(out.end(),
+             {static_cast<double>(ledger.stranded_mib()), ledger.cluster_gpus(),
+              ledger.any_pending() ? 1.0 : 0.0, static_cast<double>(open.may_pend.size())});
   for (int r = 0; r < 3; ++r) out.push_back(ledger.capacity()[r]);
   return out;
 }

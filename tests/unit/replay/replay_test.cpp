@@ -3,13 +3,13 @@
 // instead of a new snapshot changes no output byte; and endWhenDrained stops the clock once the
 // workload is gone.
 
-#include <catch2/catch.hpp>
+#include "sim/api/replay.hpp"
 
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 
-#include "sim/api/replay.hpp"
 #include "sim/api/trace_gen.hpp"
 
 namespace {
@@ -25,7 +25,8 @@ sim::api::ReplayResult replay(const std::string& relative, bool reuse) {
 }  // namespace
 
 TEST_CASE("reusing the outcome of unchanged cycles gives the same outputs as computing them") {
-  for (const char* scenario : {"scenarios/examples/three-teams-day.yaml", "scenarios/seed/burst-and-reclaim.yaml"}) {
+  for (const char* scenario :
+       {"scenarios/examples/three-teams-day.yaml", "scenarios/seed/burst-and-reclaim.yaml"}) {
     const sim::api::ReplayResult computed = replay(scenario, false);
     const sim::api::ReplayResult reused = replay(scenario, true);
     CAPTURE(scenario);
@@ -44,12 +45,14 @@ TEST_CASE("fair-share-only cycles and cycles on an updated state change no outpu
   trace.node_scale = 0.03;
   trace.arrival_hours = 0.5;
   const sim::api::GeneratedTrace generated = sim::api::generate_trace(trace);
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "kaisim-replay-test-trace";
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / "kaisim-replay-test-trace";
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "pods.csv", std::ios::binary) << generated.files.at("pods.csv");
   // A cycle every 30 s for 8 h: computing every cycle stays quick in sanitizer builds.
   std::string scenario = generated.files.at("scenario.yaml");
-  scenario = std::regex_replace(scenario, std::regex("\nschedulePeriod: 1s\n"), "\nschedulePeriod: 30s\n");
+  scenario =
+      std::regex_replace(scenario, std::regex("\nschedulePeriod: 1s\n"), "\nschedulePeriod: 30s\n");
   scenario = std::regex_replace(scenario, std::regex("\nduration: [0-9]+h\n"), "\nduration: 8h\n");
   REQUIRE(scenario.find("schedulePeriod: 30s") != std::string::npos);
   REQUIRE(scenario.find("duration: 8h") != std::string::npos);
@@ -71,11 +74,13 @@ TEST_CASE("fair-share-only cycles and cycles on an updated state change no outpu
   CHECK(shortcut.cycles_updated > 0);  // pods arrived while nothing was pending
   CHECK(shortcut.cycles == computed.cycles);
   CHECK(shortcut.outputs == computed.outputs);
-  CHECK(computed.outputs.at("events.jsonl").find("\"type\":\"complete\"") != std::string::npos);  // pods finished too
+  CHECK(computed.outputs.at("events.jsonl").find("\"type\":\"complete\"") !=
+        std::string::npos);  // pods finished too
 }
 
 TEST_CASE("usage history makes every cycle count: nothing is reused") {
-  const sim::api::ReplayResult r = replay("scenarios/kai-examples/two-queue-oscillation.yaml", true);
+  const sim::api::ReplayResult r =
+      replay("scenarios/kai-examples/two-queue-oscillation.yaml", true);
   CHECK(r.cycles > 1000);
   CHECK(r.cycles_reused == 0);
 }
@@ -125,7 +130,9 @@ generators:
   CHECK(computed.outputs == r.outputs);
 }
 
-TEST_CASE("a NotReady node's pending taint eviction ends with its pod: drained the same with or without reuse") {
+TEST_CASE(
+    "a NotReady node's pending taint eviction ends with its pod: drained the same with or without "
+    "reuse") {
   sim::Diagnostics diagnostics;
   sim::api::ReplayOptions options;
   options.scenario_path = "taint.yaml";

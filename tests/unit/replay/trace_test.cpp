@@ -44,13 +44,19 @@ TEST_CASE("a trace row becomes a bare KAI pod applied at its submit time") {
 }
 
 TEST_CASE("a bad trace cell names the file, line, column and field") {
-  CHECK(error_of("submit_s,name,queue,gpus\n1,a,q,two\n") == "t.csv:2:4: gpus: not a number: \"two\"");
-  CHECK(error_of("submit_s,name,queue,gpus\n1,a,q,1.5\n") == "t.csv:2:4: gpus: must be a whole number >= 0");
-  CHECK(error_of("submit_s,name,queue\n-1,a,q\n") == "t.csv:2:1: submit_s: required: seconds from the start, >= 0");
+  CHECK(error_of("submit_s,name,queue,gpus\n1,a,q,two\n") ==
+        "t.csv:2:4: gpus: not a number: \"two\"");
+  CHECK(error_of("submit_s,name,queue,gpus\n1,a,q,1.5\n") ==
+        "t.csv:2:4: gpus: must be a whole number >= 0");
+  CHECK(error_of("submit_s,name,queue\n-1,a,q\n") ==
+        "t.csv:2:1: submit_s: required: seconds from the start, >= 0");
   CHECK(error_of("submit_s,name,queue\n1,,q\n") == "t.csv:2:2: name: required, empty");
-  CHECK(error_of("submit_s,name,queue,cpu\n1,a,q,lots\n").find("t.csv:2:4: cpu: not a Kubernetes quantity") == 0);
-  CHECK(error_of("submit_s,name,queue\n1,a,q\n2,a,q\n") == "t.csv:3:2: name: pod default/a repeats");
-  CHECK(error_of("submit_s,name,queue\n1,a,q,extra\n") == "t.csv:2:4: row has 4 cells, the header 3");
+  CHECK(error_of("submit_s,name,queue,cpu\n1,a,q,lots\n")
+            .find("t.csv:2:4: cpu: not a Kubernetes quantity") == 0);
+  CHECK(error_of("submit_s,name,queue\n1,a,q\n2,a,q\n") ==
+        "t.csv:3:2: name: pod default/a repeats");
+  CHECK(error_of("submit_s,name,queue\n1,a,q,extra\n") ==
+        "t.csv:2:4: row has 4 cells, the header 3");
   CHECK(error_of("submit_s,name\n") == "t.csv:1: header lacks the required column \"queue\"");
   CHECK(error_of("submit_s,name,queue,gpus,gpu_fraction\n1,a,q,1,0.5\n") ==
         "t.csv:2:5: gpu_fraction: give one of gpus, gpu_fraction, gpu_memory_mib");
@@ -70,7 +76,8 @@ TEST_CASE("gen trace has the Alibaba trace's shape and depends only on its seed"
   CHECK(a.nodes == 1523);  // 1,213 GPU nodes and 310 CPU-only nodes
   CHECK(a.gpus == 6212);
   CHECK(a.pods == 8000);
-  const double fractional = static_cast<double>(a.fractional_gpu_pods) / static_cast<double>(a.gpu_pods);
+  const double fractional =
+      static_cast<double>(a.fractional_gpu_pods) / static_cast<double>(a.gpu_pods);
   CHECK(fractional == Approx(0.44).margin(0.02));
   CHECK(a.files == sim::api::generate_trace(options).files);
   options.seed = 2;

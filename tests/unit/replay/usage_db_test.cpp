@@ -1,8 +1,8 @@
 // Time-based fair share's usage history (replay/usage_db): KAI's sliding-window formula.
 
-#include <catch2/catch.hpp>
-
 #include "replay/usage_db.hpp"
+
+#include <catch2/catch.hpp>
 
 using sim::ResourceVec;
 

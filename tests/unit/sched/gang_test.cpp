@@ -1,11 +1,11 @@
 // The gang rules over a subgroup tree: a leader PodSet (min 1) and a workers PodSet (min 2).
-#include <catch2/catch.hpp>
+#include "sim/sched/framework/gang.hpp"
 
+#include <catch2/catch.hpp>
 #include <string>
 
 #include "sim/io/snapshot.hpp"
 #include "sim/sched/cycle.hpp"
-#include "sim/sched/framework/gang.hpp"
 
 namespace {
 
@@ -28,20 +28,26 @@ kind: PodGroup
 metadata: {name: g, namespace: a}
 spec: {queue: q, subGroups: [{name: leader, minMember: 1}, {name: workers, minMember: 2}]}
 )";
-  const char* pods[][2] = {{"leader-0", "leader"}, {"worker-0", "workers"}, {"worker-1", "workers"}, {"worker-2", "workers"}};
+  const char* pods[][2] = {{"leader-0", "leader"},
+                           {"worker-0", "workers"},
+                           {"worker-1", "workers"},
+                           {"worker-2", "workers"}};
   for (int i = 0; i < 4; ++i) {
     const bool runs = i < running;
-    text += std::string("---\napiVersion: v1\nkind: Pod\nmetadata: {name: ") + pods[i][0] + ", namespace: a, uid: " +
-            pods[i][0] + ", creationTimestamp: '2026-01-01T00:00:0" + std::to_string(i) +
-            "Z', annotations: {pod-group-name: g}, labels: {kai.scheduler/subgroup-name: " + pods[i][1] + "}}\n" +
-            "spec: {schedulerName: kai-scheduler, " + (runs ? "nodeName: n0, " : "") +
+    text += std::string("---\napiVersion: v1\nkind: Pod\nmetadata: {name: ") + pods[i][0] +
+            ", namespace: a, uid: " + pods[i][0] + ", creationTimestamp: '2026-01-01T00:00:0" +
+            std::to_string(i) +
+            "Z', annotations: {pod-group-name: g}, labels: {kai.scheduler/subgroup-name: " +
+            pods[i][1] + "}}\n" + "spec: {schedulerName: kai-scheduler, " +
+            (runs ? "nodeName: n0, " : "") +
             "containers: [{name: c, resources: {limits: {nvidia.com/gpu: '1'}}}]}\n" +
             "status: {phase: " + (runs ? "Running" : "Pending") + "}\n";
   }
   return text;
 }
 
-std::vector<std::string> names(const sim::sched::Session& ssn, const std::vector<sim::TaskId>& tasks) {
+std::vector<std::string> names(const sim::sched::Session& ssn,
+                               const std::vector<sim::TaskId>& tasks) {
   std::vector<std::string> out;
   for (sim::TaskId t : tasks) out.push_back(ssn.state.tasks[t].name);
   return out;
@@ -49,7 +55,8 @@ std::vector<std::string> names(const sim::sched::Session& ssn, const std::vector
 
 }  // namespace
 
-TEST_CASE("a gang of subgroups is placed as its missing minimum, then one pod at a time", "[sched][gang]") {
+TEST_CASE("a gang of subgroups is placed as its missing minimum, then one pod at a time",
+          "[sched][gang]") {
   sim::Diagnostics d;
   sim::model::ClusterState none = sim::io::load_snapshot({{gang(0), "g.yaml"}}, {}, d);
   sim::sched::Session ssn = sim::sched::open_session(none);
@@ -66,7 +73,8 @@ TEST_CASE("a gang of subgroups is placed as its missing minimum, then one pod at
   CHECK(sim::sched::is_gang_satisfied(ssn3, at_min));
   CHECK(sim::sched::min_available_state(ssn3, at_min) == 1);
   // Satisfied: one more pod, from the first member in subgroup order that has one.
-  CHECK(names(ssn3, sim::sched::tasks_to_allocate(ssn3, at_min, true)) == std::vector<std::string>{"worker-2"});
+  CHECK(names(ssn3, sim::sched::tasks_to_allocate(ssn3, at_min, true)) ==
+        std::vector<std::string>{"worker-2"});
   bool more = false;
   // At its minimum nothing is surplus: a victim loses every pod.
   CHECK(sim::sched::tasks_to_evict(ssn3, at_min, more).size() == 3);
@@ -77,10 +85,12 @@ TEST_CASE("a gang of subgroups is placed as its missing minimum, then one pod at
   const sim::sched::JobView above = sim::sched::full_view(ssn4, sim::JobId(0));
   CHECK(sim::sched::min_available_state(ssn4, above) == 2);
   // Above the workers' minimum: the newest worker goes first, one at a time.
-  CHECK(names(ssn4, sim::sched::tasks_to_evict(ssn4, above, more)) == std::vector<std::string>{"worker-2"});
+  CHECK(names(ssn4, sim::sched::tasks_to_evict(ssn4, above, more)) ==
+        std::vector<std::string>{"worker-2"});
   CHECK(more);
   // A probe holding only the leader and one worker lowers the workers' minimum to 1.
-  const sim::sched::JobView partial = sim::sched::partial_view(ssn4, sim::JobId(0), {sim::TaskId(0), sim::TaskId(1)});
+  const sim::sched::JobView partial =
+      sim::sched::partial_view(ssn4, sim::JobId(0), {sim::TaskId(0), sim::TaskId(1)});
   CHECK(partial.groups->pod_sets.at(1).min_available == 1);
   CHECK(above.groups->pod_sets.at(1).min_available == 2);  // the job's own tree is untouched
 }

@@ -1,10 +1,11 @@
 // The invariant checker finds what breaks consistency, and nothing on a sound cycle.
+#include "sim/sched/framework/invariants.hpp"
+
 #include <catch2/catch.hpp>
 
 #include "sim/io/snapshot.hpp"
-#include "sim/sched/cycle.hpp"
 #include "sim/sched/actions/actions.hpp"
-#include "sim/sched/framework/invariants.hpp"
+#include "sim/sched/cycle.hpp"
 #include "sim/sched/plugins/proportion.hpp"
 
 namespace {
@@ -37,7 +38,8 @@ spec: {schedulerName: kai-scheduler, containers: [{name: c, resources: {limits: 
 
 }  // namespace
 
-TEST_CASE("a sound allocation keeps every invariant; broken books are named", "[sched][invariants]") {
+TEST_CASE("a sound allocation keeps every invariant; broken books are named",
+          "[sched][invariants]") {
   sim::model::ClusterState state = two_pods();
   sim::sched::Session ssn = sim::sched::open_session(state);
   const sim::sched::InvariantChecker checker(ssn);
@@ -46,11 +48,15 @@ TEST_CASE("a sound allocation keeps every invariant; broken books are named", "[
   CHECK(checker.violations(ssn).empty());
 
   // A queue that forgot a pod.
-  ssn.plugin<sim::sched::ProportionPlugin>()->queues[ssn.state.jobs[ssn.state.tasks[sim::TaskId(0)].job].queue][sim::Resource::GPU].allocated -= 1;
+  ssn.plugin<sim::sched::ProportionPlugin>()
+      ->queues[ssn.state.jobs[ssn.state.tasks[sim::TaskId(0)].job].queue][sim::Resource::GPU]
+      .allocated -= 1;
   const auto queue = checker.violations(ssn);
   REQUIRE(queue.size() == 1);
   CHECK(queue[0].find("queue q: allocated gpu") == 0);
-  ssn.plugin<sim::sched::ProportionPlugin>()->queues[ssn.state.jobs[ssn.state.tasks[sim::TaskId(0)].job].queue][sim::Resource::GPU].allocated += 1;
+  ssn.plugin<sim::sched::ProportionPlugin>()
+      ->queues[ssn.state.jobs[ssn.state.tasks[sim::TaskId(0)].job].queue][sim::Resource::GPU]
+      .allocated += 1;
 
   // A node holding a third GPU pod, and a portion above one.
   sim::model::Task extra = ssn.state.tasks[sim::TaskId(0)];

@@ -1,8 +1,7 @@
 // Nodes come out best score first and, among equal scores, by name, however the state numbers
 // them and however many the caller asks for (they are sorted a few at a time).
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <string>
 #include <vector>
 
@@ -19,7 +18,8 @@ sim::model::ClusterState cluster(int count) {
     const std::string name = "node-" + std::string(i < 10 ? "0" : "") + std::to_string(i);
     yaml += "apiVersion: v1\nkind: Node\nmetadata: {name: " + name +
             ", labels: {nvidia.com/gpu.memory: \"46068\", nvidia.com/gpu.count: \"1\"}}\n"
-            "status: {allocatable: {cpu: \"8\", memory: 64Gi, pods: \"110\", nvidia.com/gpu: \"1\"}}\n---\n";
+            "status: {allocatable: {cpu: \"8\", memory: 64Gi, pods: \"110\", nvidia.com/gpu: "
+            "\"1\"}}\n---\n";
   }
   yaml += R"(apiVersion: scheduling.run.ai/v2
 kind: Queue
@@ -37,10 +37,12 @@ spec: {schedulerName: kai-scheduler, containers: [{name: c, resources: {limits: 
 
 std::vector<std::string> order(int count, std::size_t first_n = 0) {
   sim::model::ClusterState state = cluster(count);
-  REQUIRE(state.nodes[sim::NodeId(0)].name > state.nodes[sim::NodeId(1)].name);  // not in name order
+  REQUIRE(state.nodes[sim::NodeId(0)].name >
+          state.nodes[sim::NodeId(1)].name);  // not in name order
   sim::sched::Session ssn = sim::sched::open_session(state);
   std::vector<sim::NodeId> all;
-  for (std::size_t i = 0; i < state.nodes.size(); ++i) all.emplace_back(static_cast<sim::NodeId::value_type>(i));
+  for (std::size_t i = 0; i < state.nodes.size(); ++i)
+    all.emplace_back(static_cast<sim::NodeId::value_type>(i));
   sim::sched::NodeOrder nodes = sim::sched::ordered_nodes(ssn, sim::TaskId(0), all);
   std::vector<std::string> out;
   if (first_n > 0) {

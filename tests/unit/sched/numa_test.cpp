@@ -1,10 +1,10 @@
 // The numa plugin's evaluators on a node of two 4-CPU zones: pod scope aligns the whole pod,
 // container scope each container; restricted splits a pod over the narrowest set of zones.
-#include <catch2/catch.hpp>
+#include "sched/plugins/numa.hpp"
 
+#include <catch2/catch.hpp>
 #include <string>
 
-#include "sched/plugins/numa.hpp"
 #include "sim/io/snapshot.hpp"
 #include "sim/sched/cycle.hpp"
 #include "sim/sched/framework/statement.hpp"
@@ -12,7 +12,8 @@
 namespace {
 
 // Node n0 with two zones of 4 CPUs under `policy`/`scope`, then `pods` (manifests).
-sim::model::ClusterState cluster_with(const std::string& policy, const std::string& scope, const std::string& pods) {
+sim::model::ClusterState cluster_with(const std::string& policy, const std::string& scope,
+                                      const std::string& pods) {
   const std::string text = R"(
 apiVersion: v1
 kind: Node
@@ -22,7 +23,8 @@ status: {allocatable: {cpu: "16", memory: 64Gi, pods: "110"}}
 apiVersion: topology.node.k8s.io/v1alpha2
 kind: NodeResourceTopology
 metadata: {name: n0}
-attributes: [{name: topologyManagerPolicy, value: )" + policy + R"(}, {name: topologyManagerScope, value: )" + scope + R"(}]
+attributes: [{name: topologyManagerPolicy, value: )" +
+                           policy + R"(}, {name: topologyManagerScope, value: )" + scope + R"(}]
 zones:
   - {name: node-0, type: Node, resources: [{name: cpu, allocatable: "4", available: "4"}]}
   - {name: node-1, type: Node, resources: [{name: cpu, allocatable: "4", available: "4"}]}
@@ -55,19 +57,24 @@ std::vector<int> zones(const std::vector<sim::model::ZoneAmounts>& placement) {
 
 }  // namespace
 
-TEST_CASE("single-numa-node: each container in its own zone under container scope, none under pod scope", "[sched][numa]") {
+TEST_CASE(
+    "single-numa-node: each container in its own zone under container scope, none under pod scope",
+    "[sched][numa]") {
   sim::model::ClusterState per_container = cluster("single-numa-node", "container");
   sim::sched::Session ssn = sim::sched::open_session(per_container);
   std::vector<sim::model::ZoneAmounts> placement;
-  REQUIRE(sim::sched::numa_admits(ssn, ssn.state.tasks[sim::TaskId(0)], ssn.state.nodes[sim::NodeId(0)], &placement));
+  REQUIRE(sim::sched::numa_admits(ssn, ssn.state.tasks[sim::TaskId(0)],
+                                  ssn.state.nodes[sim::NodeId(0)], &placement));
   CHECK(zones(placement) == std::vector<int>{0, 1});
 
   sim::model::ClusterState whole = cluster("single-numa-node", "pod");
   sim::sched::Session ssn_pod = sim::sched::open_session(whole);
-  CHECK_FALSE(sim::sched::numa_admits(ssn_pod, ssn_pod.state.tasks[sim::TaskId(0)], ssn_pod.state.nodes[sim::NodeId(0)], nullptr));
+  CHECK_FALSE(sim::sched::numa_admits(ssn_pod, ssn_pod.state.tasks[sim::TaskId(0)],
+                                      ssn_pod.state.nodes[sim::NodeId(0)], nullptr));
 }
 
-TEST_CASE("restricted: a pod wider than a zone spans the lowest two, and the ledger follows", "[sched][numa]") {
+TEST_CASE("restricted: a pod wider than a zone spans the lowest two, and the ledger follows",
+          "[sched][numa]") {
   sim::model::ClusterState state = cluster("restricted", "pod");
   sim::sched::Session ssn = sim::sched::open_session(state);
   std::vector<sim::model::ZoneAmounts> placement;
@@ -84,7 +91,8 @@ TEST_CASE("restricted: a pod wider than a zone spans the lowest two, and the led
   CHECK(node.numa->zones[0].available.at("cpu") == 4000);
 }
 
-TEST_CASE("the zone ledger follows evictions and pipelines through a statement and its rollback", "[sched][numa]") {
+TEST_CASE("the zone ledger follows evictions and pipelines through a statement and its rollback",
+          "[sched][numa]") {
   // zone-0 holds a running 3-CPU pod (by its observed record); a 3-CPU pod waits.
   sim::model::ClusterState state = cluster_with("single-numa-node", "pod", R"(---
 apiVersion: v1
@@ -105,7 +113,8 @@ spec: {schedulerName: kai-scheduler, containers: [{name: c, resources: {limits: 
   sim::sched::Session ssn = sim::sched::open_session(state);
   sim::model::Node& node = ssn.state.nodes[sim::NodeId(0)];
   auto cpu = [&](std::size_t zone) { return node.numa->zones[zone].available.at("cpu"); };
-  const sim::TaskId old_pod = ssn.state.tasks[sim::TaskId(0)].name == "old" ? sim::TaskId(0) : sim::TaskId(1);
+  const sim::TaskId old_pod =
+      ssn.state.tasks[sim::TaskId(0)].name == "old" ? sim::TaskId(0) : sim::TaskId(1);
   const sim::TaskId new_pod = old_pod == sim::TaskId(0) ? sim::TaskId(1) : sim::TaskId(0);
   REQUIRE(cpu(0) == 1000);  // rebuilt from the record at session open
   REQUIRE(ssn.state.tasks[old_pod].numa_placement.size() == 1);

@@ -1,10 +1,11 @@
 // A Statement's rollback must restore the session exactly: node vectors, shared-GPU maps, task
 // states and queue usage, including after an undo was itself undone.
+#include "sim/sched/framework/statement.hpp"
+
 #include <catch2/catch.hpp>
 
 #include "sim/io/snapshot.hpp"
 #include "sim/sched/cycle.hpp"
-#include "sim/sched/framework/statement.hpp"
 #include "sim/sched/plugins/proportion.hpp"
 
 namespace {
@@ -61,7 +62,8 @@ Fingerprint fingerprint(const sim::sched::Session& ssn) {
   f.allocated = non_zero(n.allocated_shared_mib);
   f.releasing = non_zero(n.releasing_shared_mib);
   for (const auto& t : ssn.state.tasks) f.statuses.push_back(static_cast<int>(t.status));
-  for (const auto& q : *sim::sched::queue_shares(ssn)) f.queue_allocated.push_back(q[sim::Resource::GPU].allocated);
+  for (const auto& q : *sim::sched::queue_shares(ssn))
+    f.queue_allocated.push_back(q[sim::Resource::GPU].allocated);
   return f;
 }
 

@@ -21,15 +21,16 @@ struct ClusterGenOptions {
   int pending_pods = -1;  ///< -1: a twentieth of the pods
   int queues = -1;        ///< leaf queues; -1: nodes / 8 within [50, 500]
   int levels = 3;         ///< queue levels, 2 or 3
-  int arrivals = -1;      ///< the scenario's arrivals over its day; -1: a tenth of the pods (at most 200,000)
-  std::string out_dir;    ///< empty: only return the files
+  int arrivals =
+      -1;  ///< the scenario's arrivals over its day; -1: a tenth of the pods (at most 200,000)
+  std::string out_dir;  ///< empty: only return the files
 };
 
 struct GeneratedCluster {
   /// snapshot.json, scenario.yaml, cluster.yaml and arrivals.csv by name.
   std::map<std::string, std::string> files;
-  std::size_t nodes = 0, gpus = 0, queues = 0, pods = 0, running_pods = 0, pending_pods = 0, pending_jobs = 0,
-              pending_gangs = 0, system_pods = 0, arrivals = 0;
+  std::size_t nodes = 0, gpus = 0, queues = 0, pods = 0, running_pods = 0, pending_pods = 0,
+              pending_jobs = 0, pending_gangs = 0, system_pods = 0, arrivals = 0;
   /// What writing `out_dir` did besides creating it (earlier files replaced, others kept).
   std::vector<std::string> output_notes;
 };

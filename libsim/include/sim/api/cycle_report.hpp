@@ -17,7 +17,8 @@ enum class CycleFormat {
 
 /// Runs the cycle and returns the report (with a trailing newline). Throws InputError for bad
 /// snapshots; warnings go to `diagnostics`.
-std::string run_cycle_report(const std::vector<io::SnapshotSource>& sources, const io::SnapshotOptions& options,
-                             Diagnostics& diagnostics, CycleFormat format = CycleFormat::Json);
+std::string run_cycle_report(const std::vector<io::SnapshotSource>& sources,
+                             const io::SnapshotOptions& options, Diagnostics& diagnostics,
+                             CycleFormat format = CycleFormat::Json);
 
 }  // namespace sim::api

@@ -10,7 +10,7 @@ namespace sim::api {
 /// empty, every queue and the pods that waited longest. `events_jsonl` and `summary_json` are
 /// the files' text; `folder` names them in messages. Throws InputError for a file that is not a
 /// replay's, or a target that names no pod or queue of it.
-std::string explain_replay(const std::string& events_jsonl, const std::string& summary_json, const std::string& target,
-                           const std::string& folder);
+std::string explain_replay(const std::string& events_jsonl, const std::string& summary_json,
+                           const std::string& target, const std::string& folder);
 
 }  // namespace sim::api

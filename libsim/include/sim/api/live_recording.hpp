@@ -15,7 +15,7 @@ namespace sim::api {
 /// `settle_s` before or after it (a settled sample), compares every Queue's status: one row per
 /// queue, status field and resource per settled sample. Throws InputError when the recording is
 /// malformed or its steps are not the scenario's (count and times).
-live::DiffReport diff_recording(const std::string& recording_dir, const std::string& scenario, double settle_s,
-                                Diagnostics& diagnostics);
+live::DiffReport diff_recording(const std::string& recording_dir, const std::string& scenario,
+                                double settle_s, Diagnostics& diagnostics);
 
 }  // namespace sim::api

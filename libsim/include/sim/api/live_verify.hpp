@@ -19,12 +19,13 @@ struct VerifyOptions {
 };
 
 struct VerifyStep {
-  std::size_t index = 0;     ///< 1-based
+  std::size_t index = 0;  ///< 1-based
   std::string name;
   double at_s = 0;           ///< the step's time in the scenario
   double compared_at_s = 0;  ///< when the comparison ended (seconds after the first step)
-  std::vector<std::string> actions;  ///< what was applied and deleted ("apply Pod default/x: created")
-  std::vector<live::DriftRow> rows;        ///< each queue's status fields against the prediction
+  std::vector<std::string>
+      actions;  ///< what was applied and deleted ("apply Pod default/x: created")
+  std::vector<live::DriftRow> rows;  ///< each queue's status fields against the prediction
   bool drift = false;
 };
 
@@ -41,8 +42,10 @@ struct VerifyReport {
 /// own) with server-side apply, then each step at its time, and after each step compares the
 /// Queue.status of the scenario's queues with the prediction for the end of the step (before
 /// the next one), from its last predicted change for up to `settle_s`. `on_step` gets each step
-/// when it is compared. Throws ClusterError when the cluster cannot be reached or refuses an object.
+/// when it is compared. Throws ClusterError when the cluster cannot be reached or refuses an
+/// object.
 VerifyReport verify_live(const live::ConnectionOptions& connection, const VerifyOptions& options,
-                         const std::function<void(const VerifyStep&)>& on_step, Diagnostics& diagnostics);
+                         const std::function<void(const VerifyStep&)>& on_step,
+                         Diagnostics& diagnostics);
 
 }  // namespace sim::api

@@ -19,35 +19,37 @@ namespace sim::api {
 /// Rules apply only when every pod comes from generators or a trace; otherwise they are ignored.
 struct StopRule {
   enum class Kind {
-    PERCENTILE,  ///< the nearest-rank `limit` percentile of the counted pods' waits exceeds wait_over_s
+    PERCENTILE,  ///< the nearest-rank `limit` percentile of the counted pods' waits exceeds
+                 ///< wait_over_s
     SHARE,       ///< more than `limit` (0..1) of the counted pods waited longer than wait_over_s
     EVICTIONS,   ///< more than `limit` pods of the queues were evicted
     MEAN,        ///< the counted pods' mean wait exceeds `limit` seconds
   };
   Kind kind = Kind::PERCENTILE;
-  std::string name;                 ///< reported in ReplayResult::stopped_by
-  std::vector<std::string> queues;  ///< pods of these queues (their `kai.scheduler/queue`); empty: every pod
-  std::int64_t from_ms = 0;         ///< only pods submitted at or after this time count
-  double wait_over_s = 0;           ///< s
+  std::string name;  ///< reported in ReplayResult::stopped_by
+  std::vector<std::string>
+      queues;  ///< pods of these queues (their `kai.scheduler/queue`); empty: every pod
+  std::int64_t from_ms = 0;  ///< only pods submitted at or after this time count
+  double wait_over_s = 0;    ///< s
   double limit = 0;
 };
 
 /// Where a running replay is, for a progress display.
 struct ReplayProgress {
-  std::int64_t now_ms = 0;     ///< virtual time reached
-  std::int64_t end_ms = 0;     ///< the scenario's duration (a drained replay may end sooner)
-  std::size_t cycles = 0;      ///< scheduling cycles so far
+  std::int64_t now_ms = 0;  ///< virtual time reached
+  std::int64_t end_ms = 0;  ///< the scenario's duration (a drained replay may end sooner)
+  std::size_t cycles = 0;   ///< scheduling cycles so far
   std::size_t pods_submitted = 0;
-  std::size_t pods_done = 0;   ///< pods that completed or left the cluster
-  bool finished = false;       ///< the last call, once the replay has ended
+  std::size_t pods_done = 0;  ///< pods that completed or left the cluster
+  bool finished = false;      ///< the last call, once the replay has ended
 };
 
 struct ReplayOptions {
   std::string scenario_path;  ///< file to read; with `scenario_text` set, only its name in messages
   std::string scenario_text;  ///< the scenario itself when it does not come from a file
   std::string base_dir;       ///< where manifest paths of `scenario_text` are resolved
-  std::string out_dir;  ///< empty: no files, only the summary text
-  bool check = false;   ///< evaluate the scenario's `expect` blocks
+  std::string out_dir;        ///< empty: no files, only the summary text
+  bool check = false;         ///< evaluate the scenario's `expect` blocks
   /// Reuse the outcome of a cycle that decided nothing while the cluster stays unchanged (see
   /// ReplayResult::cycles_reused). Off only to show that reuse changes no output.
   bool reuse_unchanged_cycles = true;
@@ -97,8 +99,8 @@ struct ReplayResult {
   std::size_t cycles_updated = 0;
   /// Queue.status as KAI's controllers would write it, each time it changes.
   std::vector<QueueStatusSample> queue_status;
-  /// The output files by name (timeline.csv, kai-timeline.csv, queue-status.csv, events.jsonl, summary.json),
-  /// filled whether or not `out_dir` is set; docs/replay-output.md describes them.
+  /// The output files by name (timeline.csv, kai-timeline.csv, queue-status.csv, events.jsonl,
+  /// summary.json), filled whether or not `out_dir` is set; docs/replay-output.md describes them.
   std::map<std::string, std::string> outputs;
   /// What writing `out_dir` did besides creating it (earlier kaisim files replaced, other files
   /// kept, stale temporary folders removed): one line each, for the user.

@@ -6,13 +6,12 @@
 #include <cstdlib>
 
 #ifndef NDEBUG
-#define SIM_ASSERT(cond)                                                                    \
-  do {                                                                                      \
-    if (!(cond)) {                                                                          \
-      std::fprintf(stderr, "%s:%d: internal invariant failed: %s\n", __FILE__, __LINE__, \
-                   #cond);                                                                  \
-      std::abort();                                                                         \
-    }                                                                                       \
+#define SIM_ASSERT(cond)                                                                         \
+  do {                                                                                           \
+    if (!(cond)) {                                                                               \
+      std::fprintf(stderr, "%s:%d: internal invariant failed: %s\n", __FILE__, __LINE__, #cond); \
+      std::abort();                                                                              \
+    }                                                                                            \
   } while (false)
 #else
 #define SIM_ASSERT(cond) \

@@ -32,7 +32,8 @@ class Error : public std::runtime_error {
   int sys_errno_;
 };
 
-/// Bad user input. Message form: `FILE:LINE:COL: PATH: DETAIL` (parts that are unknown are left out).
+/// Bad user input. Message form: `FILE:LINE:COL: PATH: DETAIL` (parts that are unknown are left
+/// out).
 class InputError : public Error {
  public:
   InputError(SourceLocation where, std::string path, std::string detail);
@@ -60,7 +61,8 @@ struct Diagnostics {
     warnings.push_back(format_located(where, path, detail));
   }
   /// A field kaisim does not know: a warning, or with `strict` an InputError.
-  void unknown_field(const SourceLocation& where, const std::string& path, const std::string& detail = "unknown field, ignored");
+  void unknown_field(const SourceLocation& where, const std::string& path,
+                     const std::string& detail = "unknown field, ignored");
 };
 
 }  // namespace sim

@@ -1,9 +1,9 @@
 #pragma once
 // A sum of doubles that does not depend on the order of its terms. Each term is cut once to a
 // multiple of 2^-64 (which loses nothing from terms of 2^-11 and more: GPU fractions, millicores,
-// bytes) and the sum is kept as an integer, so adding terms in any order, or adding a term and taking it away
-// again, gives the same bits. A total kept up to date change by change then equals one summed
-// from scratch, which plain doubles do not promise.
+// bytes) and the sum is kept as an integer, so adding terms in any order, or adding a term and
+// taking it away again, gives the same bits. A total kept up to date change by change then equals
+// one summed from scratch, which plain doubles do not promise.
 
 #include <cmath>
 #include <cstdint>

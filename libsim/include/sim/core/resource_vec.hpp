@@ -8,8 +8,8 @@
 namespace sim {
 
 /// Resources that queues have quota for, in KAI's `AllResources` order (CPU, Memory, GPU), then
-/// the pod count a node allows. GPU memory and MIG profiles travel beside the vector (GpuRequirement,
-/// Scalars) because they are per device, not per node.
+/// the pod count a node allows. GPU memory and MIG profiles travel beside the vector
+/// (GpuRequirement, Scalars) because they are per device, not per node.
 enum class Resource : int { CPU = 0, MEMORY = 1, GPU = 2, PODS = 3 };
 
 inline constexpr int kResourceCount = 4;

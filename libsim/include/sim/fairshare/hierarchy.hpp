@@ -17,7 +17,9 @@ struct QueueShares {
   std::array<ResourceShare, 3> by_resource;
   int priority = 0;
   model::CreationTime created;
-  ResourceShare& operator[](Resource r) { return by_resource[static_cast<std::size_t>(index_of(r))]; }
+  ResourceShare& operator[](Resource r) {
+    return by_resource[static_cast<std::size_t>(index_of(r))];
+  }
   const ResourceShare& operator[](Resource r) const {
     return by_resource[static_cast<std::size_t>(index_of(r))];
   }

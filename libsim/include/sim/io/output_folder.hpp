@@ -17,10 +17,10 @@ inline constexpr std::string_view kOutputMarker = ".kaisim-output";
 
 /// What write_output_folder did, for the caller to tell the user.
 struct OutputFolderReport {
-  std::string folder;                      ///< the folder as the caller named it
-  std::vector<std::string> replaced;       ///< files of an earlier kaisim run, overwritten
-  std::vector<std::string> removed;        ///< files of an earlier kaisim run not written again, deleted
-  std::vector<std::string> kept;           ///< other files in the folder, left untouched
+  std::string folder;                 ///< the folder as the caller named it
+  std::vector<std::string> replaced;  ///< files of an earlier kaisim run, overwritten
+  std::vector<std::string> removed;   ///< files of an earlier kaisim run not written again, deleted
+  std::vector<std::string> kept;      ///< other files in the folder, left untouched
   std::vector<std::string> stale_removed;  ///< `DIR.kaisim-tmp-PID/` folders of dead runs, deleted
   /// One line per thing done besides writing a new folder, e.g. "out/: replaced 5 files of an
   /// earlier replay"; none for a folder that did not exist or was empty.
@@ -39,7 +39,8 @@ struct OutputFolderReport {
 ///   kaisim wrote it, or a file of this output's names that kaisim did not write.
 /// Before writing, `DIR.kaisim-tmp-PID/` folders left by runs that died are deleted (only when
 /// they hold kaisim's marker, only the files it lists, and only when no process PID is alive).
-OutputFolderReport write_output_folder(const std::string& dir, const std::map<std::string, std::string>& files,
+OutputFolderReport write_output_folder(const std::string& dir,
+                                       const std::map<std::string, std::string>& files,
                                        std::string_view kind);
 
 }  // namespace sim::io

@@ -14,13 +14,13 @@ __extension__ typedef unsigned __int128 QuantityMantissa;  // 30+ decimal digits
 struct Quantity {
   bool negative = false;
   QuantityMantissa mantissa = 0;  ///< the digits, without the decimal point
-  int decimal_exponent = 0;        ///< value = mantissa * 10^decimal_exponent * 2^binary_exponent
+  int decimal_exponent = 0;       ///< value = mantissa * 10^decimal_exponent * 2^binary_exponent
   int binary_exponent = 0;
 
   /// Value scaled by 10^scale and rounded up (ceiling) to an integer; nullopt on overflow.
   std::optional<std::int64_t> scaled(int scale) const;
-  std::optional<std::int64_t> value() const { return scaled(0); }         ///< e.g. memory bytes
-  std::optional<std::int64_t> milli_value() const { return scaled(3); }   ///< e.g. CPU millicores
+  std::optional<std::int64_t> value() const { return scaled(0); }        ///< e.g. memory bytes
+  std::optional<std::int64_t> milli_value() const { return scaled(3); }  ///< e.g. CPU millicores
   double as_double() const;
 };
 

@@ -24,20 +24,20 @@ struct ShareOverrides {
   std::optional<double> allocated;                  ///< >= 0
   std::optional<double> allocated_not_preemptible;  ///< >= 0
   std::optional<double> request;                    ///< >= 0
-  std::optional<double> absolute_usage;            ///< >= 0; used only when kValue > 0
+  std::optional<double> absolute_usage;             ///< >= 0; used only when kValue > 0
 };
 
 /// One entry of `queues`.
 struct QueueOverrides {
-  std::string uid;                          ///< required, unique
-  std::string name;                         ///< display only
-  std::string parent;                       ///< `parentQueue`; "" = top level
-  std::optional<int> priority;              ///< default 0 in the simulator
-  std::optional<std::int64_t> created_ns;   ///< `creationTimestamp`, ns since the epoch
+  std::string uid;                         ///< required, unique
+  std::string name;                        ///< display only
+  std::string parent;                      ///< `parentQueue`; "" = top level
+  std::optional<int> priority;             ///< default 0 in the simulator
+  std::optional<std::int64_t> created_ns;  ///< `creationTimestamp`, ns since the epoch
   /// `resourceShare.gpu|cpu|memory`, indexed by index_of(Resource); nullopt = block omitted.
   std::array<std::optional<ShareOverrides>, 3> shares;
-  SourceLocation where;                     ///< position of the entry
-  std::string path;                         ///< e.g. `queues[2]`
+  SourceLocation where;  ///< position of the entry
+  std::string path;      ///< e.g. `queues[2]`
 };
 
 /// The whole request. `total` is indexed by index_of(Resource) (CPU, Memory, GPU).

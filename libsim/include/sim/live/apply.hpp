@@ -52,6 +52,7 @@ struct ApplyReport {
 /// sent), orders them (Namespaces and CRDs, PriorityClasses, RuntimeClasses, Queues parents
 /// before children, admission policies, their bindings, then the rest in file order) and applies
 /// them one by one.
-ApplyReport apply_manifests(const ConnectionOptions& connection, const ApplyOptions& options, Diagnostics& diagnostics);
+ApplyReport apply_manifests(const ConnectionOptions& connection, const ApplyOptions& options,
+                            Diagnostics& diagnostics);
 
 }  // namespace sim::live

@@ -53,15 +53,16 @@ struct DiffReport {
 /// Reads the cluster once, predicts each Queue's status from that state (one KAI cycle whose
 /// binds then land, pods counted as KAI's podgroup-controller counts them), and compares it with
 /// the Queue.status observed, re-reading the Queues until they agree or `settle_s` has passed.
-DiffReport diff_live(const ConnectionOptions& connection, const DiffOptions& options, Diagnostics& diagnostics);
+DiffReport diff_live(const ConnectionOptions& connection, const DiffOptions& options,
+                     Diagnostics& diagnostics);
 
 /// Keeps comparing for `duration_s` (< 0: until `keep_going` returns false) with watches on
 /// Queues, PodGroups, Pods and Nodes (resumed where they stopped after a dropped connection;
 /// listed again after 410 Gone). A value counts as drifting once it has differed for longer than
 /// `settle_s`. `on_change` gets the rows whose drift began or ended (all rows the first time).
 /// Returns the last comparison.
-DiffReport watch_diff(const ConnectionOptions& connection, const DiffOptions& options, double duration_s,
-                      const std::function<void(const DiffReport&)>& on_change, const std::function<bool()>& keep_going,
-                      Diagnostics& diagnostics);
+DiffReport watch_diff(const ConnectionOptions& connection, const DiffOptions& options,
+                      double duration_s, const std::function<void(const DiffReport&)>& on_change,
+                      const std::function<bool()>& keep_going, Diagnostics& diagnostics);
 
 }  // namespace sim::live

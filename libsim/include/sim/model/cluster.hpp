@@ -30,32 +30,33 @@ struct PluginOption {
 struct SchedulerConfig {
   std::vector<std::string> actions = {"allocate", "consolidation", "reclaim", "preempt",
                                       "stalegangeviction"};
-  bool predicates_enabled = true;  ///< the predicates plugin (KAI's unit tests often run without it)
-  bool gpu_binpack = true;   ///< placementStrategy.gpu: binpack (true) or spread
-  bool cpu_binpack = true;   ///< placementStrategy.cpu
+  bool predicates_enabled =
+      true;                 ///< the predicates plugin (KAI's unit tests often run without it)
+  bool gpu_binpack = true;  ///< placementStrategy.gpu: binpack (true) or spread
+  bool cpu_binpack = true;  ///< placementStrategy.cpu
   /// Scoring plugins of a custom plugin list (KAI's tests configure some). Unset: as the
   /// placement strategy implies (gpusharingorder and gpupack with GPU binpack, gpuspread with
   /// spread); the others are on.
   struct Plugins {
-    bool node_placement = true;     ///< nodeplacement
-    bool node_availability = true;  ///< nodeavailability
-    bool resource_type = true;      ///< resourcetype
-    bool nominated_node = true;     ///< nominatednode
+    bool node_placement = true;             ///< nodeplacement
+    bool node_availability = true;          ///< nodeavailability
+    bool resource_type = true;              ///< resourcetype
+    bool nominated_node = true;             ///< nominatednode
     std::optional<bool> gpu_sharing_order;  ///< gpusharingorder
-    std::optional<bool> gpu_pack;           ///< gpupack (true), gpuspread (false), neither (unset: strategy)
-    bool gpu_device_order = true;           ///< false: neither gpupack nor gpuspread is listed
-    bool topology = true;                   ///< topology (node sets and scores of topology constraints)
-    bool dynamic_resources = true;          ///< dynamicresources (DRA claims)
-    bool numa = false;                      ///< numa (NUMA alignment; not in KAI's default list)
+    std::optional<bool> gpu_pack;  ///< gpupack (true), gpuspread (false), neither (unset: strategy)
+    bool gpu_device_order = true;  ///< false: neither gpupack nor gpuspread is listed
+    bool topology = true;          ///< topology (node sets and scores of topology constraints)
+    bool dynamic_resources = true;  ///< dynamicresources (DRA claims)
+    bool numa = false;              ///< numa (NUMA alignment; not in KAI's default list)
     /// podaffinity (preferred inter-pod affinity scores): in the operator's config, which a Helm
     /// install runs, but not in the in-code default list.
     bool pod_affinity = false;
     bool numa_reconstruct_available = true;  ///< numa argument reconstructAvailable
-    std::set<std::string> numa_ignore;      ///< numa argument ignoreList
+    std::set<std::string> numa_ignore;       ///< numa argument ignoreList
   } plugins;
   bool gpu_sharing_order() const { return plugins.gpu_sharing_order.value_or(gpu_binpack); }
   bool gpu_device_pack() const { return plugins.gpu_pack.value_or(gpu_binpack); }
-  double k_value = 1.0;      ///< proportion kValue (no effect without usage data)
+  double k_value = 1.0;  ///< proportion kValue (no effect without usage data)
   int max_consolidation_preemptees = 16;
   bool allow_consolidating_reclaim = true;
   bool use_scheduling_signatures = true;
@@ -106,9 +107,10 @@ struct OpenSums {
   ResourceVec capacity = ResourceVec::Zero();
   /// Per queue, its pods' and its descendants' (proportion plugin units).
   struct Queue {
-    ResourceVec request = ResourceVec::Zero();    ///< allocated pods' accepted, pending pods' request
+    ResourceVec request = ResourceVec::Zero();  ///< allocated pods' accepted, pending pods' request
     ResourceVec allocated = ResourceVec::Zero();  ///< allocated pods' accepted
-    ResourceVec allocated_not_preemptible = ResourceVec::Zero();  ///< of those, non-preemptible jobs'
+    ResourceVec allocated_not_preemptible =
+        ResourceVec::Zero();  ///< of those, non-preemptible jobs'
   };
   IdVector<QueueId, Queue> queues;
   std::vector<JobId> may_pend;  ///< jobs with a pending pod, and jobs of pods in no queue
@@ -136,8 +138,8 @@ struct ClusterState {
   IdVector<NodeId, Node> nodes;
   IdVector<TaskId, Task> tasks;
   IdVector<JobId, Job> jobs;
-  QueueTree queue_tree;                   ///< hierarchy over the queues that survived validation
-  IdVector<QueueId, QueueSpec> queues;    ///< spec of each queue in `queue_tree`
+  QueueTree queue_tree;                 ///< hierarchy over the queues that survived validation
+  IdVector<QueueId, QueueSpec> queues;  ///< spec of each queue in `queue_tree`
   std::vector<PriorityClass> priority_classes;
   std::vector<Topology> topologies;
   std::vector<DeviceClass> device_classes;

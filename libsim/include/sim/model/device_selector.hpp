@@ -13,11 +13,27 @@ namespace sim::model {
 
 struct CelNode {
   enum class Kind {
-    BOOL, INT, STRING, QUANTITY, VERSION, LIST,  // literals (QUANTITY in milli-units)
-    DRIVER, ATTRIBUTE, CAPACITY,                 // device fields; ATTRIBUTE/CAPACITY: `text` = "domain/name"
-    HAS,                                         // has() of the ATTRIBUTE/CAPACITY in args[0]
-    NOT, AND, OR, EQ, NE, LT, LE, GT, GE, IN,
-    METHOD,                                      // args[0].text(args[1..])
+    BOOL,
+    INT,
+    STRING,
+    QUANTITY,
+    VERSION,
+    LIST,  // literals (QUANTITY in milli-units)
+    DRIVER,
+    ATTRIBUTE,
+    CAPACITY,  // device fields; ATTRIBUTE/CAPACITY: `text` = "domain/name"
+    HAS,       // has() of the ATTRIBUTE/CAPACITY in args[0]
+    NOT,
+    AND,
+    OR,
+    EQ,
+    NE,
+    LT,
+    LE,
+    GT,
+    GE,
+    IN,
+    METHOD,  // args[0].text(args[1..])
   };
   Kind kind = Kind::BOOL;
   bool boolean = false;

@@ -66,8 +66,8 @@ struct DeviceClass {
 struct DraRequest {
   std::string name;
   std::string device_class;
-  std::int64_t count = 1;  ///< ExactCount; ignored with all
-  bool all = false;        ///< allocationMode All
+  std::int64_t count = 1;                 ///< ExactCount; ignored with all
+  bool all = false;                       ///< allocationMode All
   std::vector<DeviceSelector> selectors;  ///< on top of the class's
   bool first_available = false;           ///< a list of subrequests instead of `exactly`
   /// Why the allocator refuses the request (KAI runs it with every optional DRA feature off:

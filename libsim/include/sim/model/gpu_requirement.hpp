@@ -10,9 +10,9 @@
 namespace sim::model {
 
 struct GpuRequirement {
-  std::int64_t count = 0;   ///< devices
-  double portion = 0;       ///< share of each device; 1 for whole GPUs
-  std::int64_t memory_mib = 0;  ///< per device, for gpu-memory requests
+  std::int64_t count = 0;                   ///< devices
+  double portion = 0;                       ///< share of each device; 1 for whole GPUs
+  std::int64_t memory_mib = 0;              ///< per device, for gpu-memory requests
   std::map<std::string, std::int64_t> mig;  ///< e.g. {"nvidia.com/mig-3g.20gb": 1}
   std::int64_t dra = 0;  ///< GPU devices asked for through DRA claims (draGpuCounts, summed)
 

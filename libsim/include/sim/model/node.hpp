@@ -27,12 +27,12 @@ inline constexpr std::int64_t kDefaultGpuMemoryMib = 100;
 /// and removal subtracts exactly what that copy added.
 struct NodeTaskRecord {
   TaskStatus status;
-  ResourceVec tracked;   ///< accepted vector without shared GPU (and without GPU for reservations)
+  ResourceVec tracked;  ///< accepted vector without shared GPU (and without GPU for reservations)
   std::vector<std::string> gpu_groups;
   std::int64_t gpu_memory_mib = 0;  ///< memory per device on this node (shared tasks)
   bool shared = false;
   bool legacy_mig = false;
-  std::map<std::string, double> scalars;  ///< MIG instances held
+  std::map<std::string, double> scalars;    ///< MIG instances held
   std::vector<ZoneAmounts> numa_placement;  ///< the node's copy of the pod's NUMA placement
 };
 
@@ -67,7 +67,8 @@ class TaskBooks {
 
  private:
   iterator lower(TaskId id) {
-    return std::lower_bound(entries_.begin(), entries_.end(), id, [](const Entry& e, TaskId t) { return e.first < t; });
+    return std::lower_bound(entries_.begin(), entries_.end(), id,
+                            [](const Entry& e, TaskId t) { return e.first < t; });
   }
   std::vector<Entry> entries_;
 };
@@ -147,7 +148,8 @@ class Node {
   /// The resources `task_fits` finds short, comma-separated ("cpu, gpu"); empty when none is.
   std::string lacking(const Task& task, const ResourceVec& available, bool include_releasing) const;
   /// The same resources one by one ("gpu", "cpu", "nvidia.com/mig-1g.5gb"), for typed reasons.
-  std::vector<std::string> shortfalls(const Task& task, const ResourceVec& available, bool include_releasing) const;
+  std::vector<std::string> shortfalls(const Task& task, const ResourceVec& available,
+                                      bool include_releasing) const;
   /// GetRequiredInitQuota: the task's request with the GPU entry converted through this node's
   /// memory (count * portion(memory(request))).
   ResourceVec required_init_quota(const Task& task) const;

@@ -1,7 +1,8 @@
 #pragma once
-// NUMA zones of a node as its NodeResourceTopology reports them (KAI api/node_info/numa_topology.go)
-// and the alignment units of a pod (plugins/numa/requests.go). Amounts are Kubernetes quantities
-// in milli-units ("2" cpu is 2000, "1Gi" memory is 1073741824000), keyed by resource name.
+// NUMA zones of a node as its NodeResourceTopology reports them (KAI
+// api/node_info/numa_topology.go) and the alignment units of a pod (plugins/numa/requests.go).
+// Amounts are Kubernetes quantities in milli-units ("2" cpu is 2000, "1Gi" memory is
+// 1073741824000), keyed by resource name.
 
 #include <cstdint>
 #include <map>
@@ -31,8 +32,8 @@ struct NumaZone {
 
 struct NumaTopology {
   NumaPolicy policy = NumaPolicy::NONE;
-  bool pod_scope = false;  ///< Topology Manager scope pod (else container)
-  std::vector<NumaZone> zones;     ///< by ascending NUMA node id (the name's numeric suffix)
+  bool pod_scope = false;           ///< Topology Manager scope pod (else container)
+  std::vector<NumaZone> zones;      ///< by ascending NUMA node id (the name's numeric suffix)
   std::set<std::string> resources;  ///< resources some zone reports
 };
 

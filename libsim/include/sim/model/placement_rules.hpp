@@ -6,8 +6,8 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <string>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -22,7 +22,8 @@ class Labels {
   using const_iterator = Map::const_iterator;
 
   Labels() = default;
-  explicit Labels(Map map) : map_(map.empty() ? nullptr : std::make_shared<const Map>(std::move(map))) {}
+  explicit Labels(Map map)
+      : map_(map.empty() ? nullptr : std::make_shared<const Map>(std::move(map))) {}
 
   const Map& map() const { return map_ ? *map_ : no_labels(); }
   const_iterator begin() const { return map().begin(); }
@@ -54,7 +55,8 @@ struct Taint {
 /// empty effect matches every effect.
 struct Toleration {
   std::string key, op = "Equal", value, effect;
-  std::optional<std::int64_t> seconds;  ///< tolerationSeconds (NoExecute taints: how long the pod stays)
+  std::optional<std::int64_t>
+      seconds;  ///< tolerationSeconds (NoExecute taints: how long the pod stays)
 };
 
 /// Kubernetes' ToleratesTaint: an empty effect matches every effect; an empty key with Exists
@@ -96,13 +98,14 @@ struct WeightedPodAffinityTerm {
 };
 
 struct PlacementRules {
-  Labels node_selector;                      ///< spec.nodeSelector
-  std::vector<NodeSelectorTerm> required;    ///< required node affinity; empty = none
+  Labels node_selector;                    ///< spec.nodeSelector
+  std::vector<NodeSelectorTerm> required;  ///< required node affinity; empty = none
   std::vector<Toleration> tolerations;
-  std::vector<PodAffinityTerm> pod_affinity;       ///< required podAffinity terms
-  std::vector<PodAffinityTerm> pod_anti_affinity;  ///< required podAntiAffinity terms
-  std::vector<WeightedPodAffinityTerm> preferred_pod_affinity;       ///< preferred podAffinity terms
-  std::vector<WeightedPodAffinityTerm> preferred_pod_anti_affinity;  ///< preferred podAntiAffinity terms
+  std::vector<PodAffinityTerm> pod_affinity;                    ///< required podAffinity terms
+  std::vector<PodAffinityTerm> pod_anti_affinity;               ///< required podAntiAffinity terms
+  std::vector<WeightedPodAffinityTerm> preferred_pod_affinity;  ///< preferred podAffinity terms
+  std::vector<WeightedPodAffinityTerm>
+      preferred_pod_anti_affinity;  ///< preferred podAntiAffinity terms
 };
 
 }  // namespace sim::model

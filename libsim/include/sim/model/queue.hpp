@@ -40,7 +40,7 @@ struct QueueSpec {
   QuotaSpec gpu, cpu, memory;
   std::optional<std::int64_t> preempt_min_runtime_ms;  ///< spec.preemptMinRuntime; unset = inherit
   std::optional<std::int64_t> reclaim_min_runtime_ms;  ///< spec.reclaimMinRuntime; unset = inherit
-  SourceLocation where;      ///< where the manifest starts, for messages
+  SourceLocation where;                                ///< where the manifest starts, for messages
 };
 
 }  // namespace sim::model

@@ -37,10 +37,10 @@ struct PodSet {
 struct SubGroupSet {
   std::string name;
   std::optional<std::int64_t> min_subgroup;
-  int parent = -1;                 ///< -1 for the root
-  std::vector<int> child_sets;     ///< in spec order
-  std::vector<int> pod_sets;       ///< in spec order
-  TopologyConstraint topology;     ///< the root's is the PodGroup's own
+  int parent = -1;              ///< -1 for the root
+  std::vector<int> child_sets;  ///< in spec order
+  std::vector<int> pod_sets;    ///< in spec order
+  TopologyConstraint topology;  ///< the root's is the PodGroup's own
   /// minMembersToSatisfy: min_subgroup, or every member.
   std::int64_t members_to_satisfy() const {
     return min_subgroup.value_or(static_cast<std::int64_t>(child_sets.size() + pod_sets.size()));
@@ -54,8 +54,10 @@ struct SubGroupTree {
 
   /// Some set or PodSet has a topology constraint.
   bool any_topology() const {
-    return std::any_of(sets.begin(), sets.end(), [](const SubGroupSet& s) { return !s.topology.empty(); }) ||
-           std::any_of(pod_sets.begin(), pod_sets.end(), [](const PodSet& p) { return !p.topology.empty(); });
+    return std::any_of(sets.begin(), sets.end(),
+                       [](const SubGroupSet& s) { return !s.topology.empty(); }) ||
+           std::any_of(pod_sets.begin(), pod_sets.end(),
+                       [](const PodSet& p) { return !p.topology.empty(); });
   }
 
   /// The single-PodSet tree of a PodGroup without subgroups.

@@ -56,14 +56,14 @@ struct Task {
 
   std::string uid;
   std::string name;
-  std::string ns;   ///< namespace
-  std::map<std::string, double> scalars;      ///< MIG and other extended resources
-  bool reservation = false;      ///< KAI GPU reservation pod (app=kai-resource-reservation)
-  bool foreign = false;          ///< scheduled by another scheduler: uses node resources only
+  std::string ns;                         ///< namespace
+  std::map<std::string, double> scalars;  ///< MIG and other extended resources
+  bool reservation = false;  ///< KAI GPU reservation pod (app=kai-resource-reservation)
+  bool foreign = false;      ///< scheduled by another scheduler: uses node resources only
   bool legacy_mig = false;
   bool controller_owned = false;  ///< an owner recreates it after eviction
   std::int64_t created_ns = 0;
-  std::int64_t task_priority = 0;   ///< label kai.scheduler/task-priority
+  std::int64_t task_priority = 0;  ///< label kai.scheduler/task-priority
   bool has_task_priority = false;
   std::string nominated_node;
   Labels labels;
@@ -90,7 +90,9 @@ struct Task {
   bool is_gpu_memory_request() const { return request_type == RequestType::GPU_MEMORY; }
   bool is_mig_candidate() const { return request_type == RequestType::MIG; }
   bool is_regular_gpu_request() const { return request_type == RequestType::REGULAR; }
-  bool requires_any_gpu() const { return gpu.gpus() > 0 || gpu.dra > 0 || is_gpu_memory_request() || is_mig_candidate(); }
+  bool requires_any_gpu() const {
+    return gpu.gpus() > 0 || gpu.dra > 0 || is_gpu_memory_request() || is_mig_candidate();
+  }
   bool is_cpu_only() const { return !requires_any_gpu(); }
 };
 

@@ -9,12 +9,12 @@ namespace sim::model {
 enum class TaskStatus {
   PENDING,
   GATED,
-  ALLOCATED,   ///< only inside a session
-  PIPELINED,   ///< only inside a session: waits for releasing resources
-  BINDING,     ///< a usable BindRequest exists
-  BOUND,       ///< spec.nodeName set, not running yet
+  ALLOCATED,  ///< only inside a session
+  PIPELINED,  ///< only inside a session: waits for releasing resources
+  BINDING,    ///< a usable BindRequest exists
+  BOUND,      ///< spec.nodeName set, not running yet
   RUNNING,
-  RELEASING,   ///< deleted (or evicted in this session), resources not yet free
+  RELEASING,  ///< deleted (or evicted in this session), resources not yet free
   STUCK_IN_RELEASING,
   SUCCEEDED,
   FAILED,

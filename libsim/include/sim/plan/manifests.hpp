@@ -25,12 +25,12 @@ struct QueueResource {
 /// A Queue as the plan writes it (scheduling.run.ai/v2).
 struct PlannedQueue {
   std::string name;
-  std::string parent;          ///< empty: top level
-  std::optional<int> priority; ///< written only when set (KAI's default is 100)
-  std::string display_name;    ///< spec.displayName, when set
+  std::string parent;           ///< empty: top level
+  std::optional<int> priority;  ///< written only when set (KAI's default is 100)
+  std::string display_name;     ///< spec.displayName, when set
   std::string preempt_min_runtime, reclaim_min_runtime;  ///< Go durations, when set
   QueueResource gpu{0, 0, 1};
-  QueueResource cpu;           ///< default unlimited, so LimitRange defaults never hit limit 0
+  QueueResource cpu;  ///< default unlimited, so LimitRange defaults never hit limit 0
   QueueResource memory;
 };
 

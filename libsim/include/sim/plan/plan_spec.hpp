@@ -40,7 +40,8 @@ const char* metric_unit(Metric m);
 struct Target {
   Metric metric = Metric::WAIT_P95;
   std::string scope;
-  double bound = 0;   ///< seconds, a count or a fraction; an upper bound, a lower one for UTILIZATION_MIN
+  double bound =
+      0;  ///< seconds, a count or a fraction; an upper bound, a lower one for UTILIZATION_MIN
   double over_s = 0;  ///< WAIT_PROBABILITY: the wait that counts as waiting, s
   SourceLocation where;
   std::string path;
@@ -111,13 +112,13 @@ struct PlanSpec {
   std::string name;
   std::string description;
   Question question = Question::CHECK;
-  std::string scenario_path;          ///< base scenario (resolved), unless `trace` is set
+  std::string scenario_path;  ///< base scenario (resolved), unless `trace` is set
   std::optional<TraceBase> trace;
-  std::uint64_t first_seed = 1;       ///< the seeds are first_seed ... first_seed + seeds - 1
+  std::uint64_t first_seed = 1;  ///< the seeds are first_seed ... first_seed + seeds - 1
   int seeds = 10;
-  int fresh_seeds = 10;               ///< the answer is checked again on the seeds after those
-  double confidence = 0.95;           ///< one-sided level of every bound
-  std::int64_t warmup_ms = 0;         ///< pods submitted before this count in no measure
+  int fresh_seeds = 10;        ///< the answer is checked again on the seeds after those
+  double confidence = 0.95;    ///< one-sided level of every bound
+  std::int64_t warmup_ms = 0;  ///< pods submitted before this count in no measure
   std::vector<Target> targets;
   std::optional<GpuKnob> gpus;
   std::vector<QuotaKnob> quotas;
@@ -131,7 +132,7 @@ struct PlanSpec {
 /// on the first bad field; unknown fields are warnings.
 PlanSpec load_plan(const std::string& path, Diagnostics& diagnostics);
 /// The same from text in memory; `name` labels messages, paths resolve against `base_dir`.
-PlanSpec load_plan_text(const std::string& text, const std::string& name, const std::string& base_dir,
-                        Diagnostics& diagnostics);
+PlanSpec load_plan_text(const std::string& text, const std::string& name,
+                        const std::string& base_dir, Diagnostics& diagnostics);
 
 }  // namespace sim::plan

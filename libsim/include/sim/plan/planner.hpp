@@ -5,8 +5,8 @@
 
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,8 +24,8 @@ struct ReplayJob {
   std::string measure_options;  ///< JSON: queue parents, warm-up, Queue.status times
 };
 
-/// Replays `job` and measures it (waits, evictions, reclaim latency, pending reasons, Queue.status);
-/// returns the measure as JSON text. Thread-safe; what a Dask worker runs.
+/// Replays `job` and measures it (waits, evictions, reclaim latency, pending reasons,
+/// Queue.status); returns the measure as JSON text. Thread-safe; what a Dask worker runs.
 std::string run_replay_job(const ReplayJob& job);
 
 /// Runs batches of replays. The default runs them on local threads; the Python package passes
@@ -43,12 +43,12 @@ struct Progress {
   std::size_t replays_left = 0;  ///< the search's estimate of replays still to run
   std::string best;              ///< best answer so far, in words ("6 GPUs (6 x l40s)")
   double elapsed_s = 0;
-  double left_s = 0;             ///< estimate from the replays' mean time
+  double left_s = 0;  ///< estimate from the replays' mean time
 };
 
 struct PlanOptions {
-  int jobs = 0;                     ///< parallel replays on local threads; 0 = one per core
-  ReplayRunner* runner = nullptr;   ///< replaces the local threads when set
+  int jobs = 0;                    ///< parallel replays on local threads; 0 = one per core
+  ReplayRunner* runner = nullptr;  ///< replaces the local threads when set
   std::function<void(const Progress&)> progress;
 };
 
@@ -56,11 +56,11 @@ struct PlanResult {
   /// Every file of the plan folder by name (plan.json, report.md, report.html, the figures'
   /// SVG files, queues.yaml, ...).
   std::map<std::string, std::string> files;
-  std::string summary;          ///< what the CLI prints: the answer and any failing target
-  bool targets_met = false;     ///< the answer meets every target on the seeds and the fresh seeds
+  std::string summary;       ///< what the CLI prints: the answer and any failing target
+  bool targets_met = false;  ///< the answer meets every target on the seeds and the fresh seeds
   std::size_t replays = 0;
-  double replay_seconds = 0;    ///< wall time spent waiting for replays (all threads together)
-  double search_seconds = 0;    ///< wall time of everything else (scenarios, statistics, report)
+  double replay_seconds = 0;  ///< wall time spent waiting for replays (all threads together)
+  double search_seconds = 0;  ///< wall time of everything else (scenarios, statistics, report)
 };
 
 /// Answers the plan. Throws InputError for a bad plan or base scenario (before any replay).
@@ -93,7 +93,8 @@ class PlanSession {
   /// or the fresh ones, all replays together. Returns each candidate's id (its place in
   /// plan.json's candidates), or -1 when it breaks a rule (children's quotas above the parent's,
   /// a quota above its limit) and is not judged.
-  std::vector<int> judge_quotas(const std::vector<std::vector<double>>& values, bool fresh, const std::string& role);
+  std::vector<int> judge_quotas(const std::vector<std::vector<double>>& values, bool fresh,
+                                const std::string& role);
   /// A judged candidate as plan.json lists it (JSON text).
   std::string candidate_json(int id) const;
 
@@ -101,7 +102,8 @@ class PlanSession {
   PlanResult answer();
   /// A quota answer chosen by the caller: `chosen` is judged again on the fresh seeds (when the
   /// plan has any) and `pareto` is the front to report; `notes` go into the summary.
-  PlanResult finish(int chosen, const std::vector<int>& pareto, const std::vector<std::string>& notes);
+  PlanResult finish(int chosen, const std::vector<int>& pareto,
+                    const std::vector<std::string>& notes);
 
  private:
   const PlanSpec& plan_;

@@ -15,9 +15,11 @@ namespace {
 // How many nodes' reasons a fit error words (summarize); the others are only counted.
 constexpr std::size_t kWordedReasons = 8;
 
-bool allocate_shared_gpu_task(Session& ssn, Statement& stmt, TaskId task_id, NodeId node_id, bool pipeline_only) {
+bool allocate_shared_gpu_task(Session& ssn, Statement& stmt, TaskId task_id, NodeId node_id,
+                              bool pipeline_only) {
   model::Task& task = ssn.state.tasks[task_id];
-  std::optional<GpuChoice> choice = preferable_gpus(ssn, ssn.state.nodes[node_id], task, pipeline_only, true);
+  std::optional<GpuChoice> choice =
+      preferable_gpus(ssn, ssn.state.nodes[node_id], task, pipeline_only, true);
   if (!choice) return false;
   task.gpu_groups = choice->groups;
   if (pipeline_only || choice->releasing) {
@@ -28,11 +30,14 @@ bool allocate_shared_gpu_task(Session& ssn, Statement& stmt, TaskId task_id, Nod
   return true;
 }
 
-bool allocate_task_to_node(Session& ssn, Statement& stmt, TaskId task_id, NodeId node_id, bool pipeline_only) {
+bool allocate_task_to_node(Session& ssn, Statement& stmt, TaskId task_id, NodeId node_id,
+                           bool pipeline_only) {
   // GetNumaPlacement: the zones the pod will be charged to (none unless the numa plugin aligns it).
-  ssn.numa_placement(ssn.state.tasks[task_id], ssn.state.nodes[node_id], &ssn.state.tasks[task_id].numa_placement);
+  ssn.numa_placement(ssn.state.tasks[task_id], ssn.state.nodes[node_id],
+                     &ssn.state.tasks[task_id].numa_placement);
   const model::Task& task = ssn.state.tasks[task_id];
-  if (task.is_fraction_candidate()) return allocate_shared_gpu_task(ssn, stmt, task_id, node_id, pipeline_only);
+  if (task.is_fraction_candidate())
+    return allocate_shared_gpu_task(ssn, stmt, task_id, node_id, pipeline_only);
   const model::Node& node = ssn.state.nodes[node_id];
   if (!pipeline_only && node.task_fits(task, node.idle, false)) {
     stmt.allocate(task_id, node_id);
@@ -43,8 +48,8 @@ bool allocate_task_to_node(Session& ssn, Statement& stmt, TaskId task_id, NodeId
 }
 
 // `misses` (when given) counts why each node refused the task, for the typed reason.
-bool allocate_task(Session& ssn, Statement& stmt, const std::vector<NodeId>& nodes, TaskId task, bool pipeline_only,
-                   std::vector<std::string>& reasons, NodeMisses* misses) {
+bool allocate_task(Session& ssn, Statement& stmt, const std::vector<NodeId>& nodes, TaskId task,
+                   bool pipeline_only, std::vector<std::string>& reasons, NodeMisses* misses) {
   if (std::string why = ssn.pre_predicate(ssn.state.tasks[task]); !why.empty()) {
     reasons.push_back(std::move(why));
     return false;
@@ -66,16 +71,19 @@ bool allocate_task(Session& ssn, Statement& stmt, const std::vector<NodeId>& nod
 
 std::string summarize(const std::vector<std::string>& reasons) {
   std::string out;
-  for (std::size_t i = 0; i < reasons.size() && i < kWordedReasons; ++i) out += (i ? "; " : "") + reasons[i];
-  if (reasons.size() > kWordedReasons) out += "; and " + std::to_string(reasons.size() - kWordedReasons) + " more node(s)";
+  for (std::size_t i = 0; i < reasons.size() && i < kWordedReasons; ++i)
+    out += (i ? "; " : "") + reasons[i];
+  if (reasons.size() > kWordedReasons)
+    out += "; and " + std::to_string(reasons.size() - kWordedReasons) + " more node(s)";
   return out.empty() ? "no nodes" : out;
 }
 
 // handleFailedTaskAllocation: the gang prefix when the task's PodSet is still short of its
 // minimum (`index` pods of it placed so far), then kaisim's plain-words reasons; typed from the
 // nodes' misses.
-WaitReason fit_error(const Session& ssn, const JobView& view, const model::Task& task, std::size_t index,
-                     const std::vector<std::string>& reasons, const NodeMisses& misses) {
+WaitReason fit_error(const Session& ssn, const JobView& view, const model::Task& task,
+                     std::size_t index, const std::vector<std::string>& reasons,
+                     const NodeMisses& misses) {
   WaitReason why = misses.reason(task);
   bool gang = false;
   for (const model::PodSet& p : view.groups->pod_sets) gang = gang || p.min_available > 1;
@@ -88,13 +96,15 @@ WaitReason fit_error(const Session& ssn, const JobView& view, const model::Task&
       why.gang_ready = static_cast<int>(index);
       const std::string wanted = std::to_string(pod_set->min_available);
       message = view.groups->declared
-                    ? "Resources were found for " + std::to_string(index) + " pods from all sub-groups while sub-group " +
-                          pod_set->name + " requires " + wanted + " pods for gang scheduling. "
-                    : "Resources were found for " + std::to_string(index) + " pods while " + wanted +
-                          " are required for gang scheduling. ";
+                    ? "Resources were found for " + std::to_string(index) +
+                          " pods from all sub-groups while sub-group " + pod_set->name +
+                          " requires " + wanted + " pods for gang scheduling. "
+                    : "Resources were found for " + std::to_string(index) + " pods while " +
+                          wanted + " are required for gang scheduling. ";
     }
   }
-  if (reasons.size() > static_cast<std::size_t>(why.nodes)) why.cause = WaitCause::Other;  // a pre-predicate refused it
+  if (reasons.size() > static_cast<std::size_t>(why.nodes))
+    why.cause = WaitCause::Other;  // a pre-predicate refused it
   why.message = message + "Pod " + task.key() + " fits no node: " + summarize(reasons);
   return why;
 }
@@ -122,8 +132,9 @@ class JobPlacement {
       if (std::find(pod_sets.begin(), pod_sets.end(), p) == pod_sets.end()) pod_sets.push_back(p);
     }
     const model::SubGroupSet& s = groups_.sets[static_cast<std::size_t>(set)];
-    return over_node_sets({s.name, s.topology, pod_sets}, tasks, nodes,
-                          [&](const std::vector<NodeId>& ns) { return place_members(set, tasks, ns); });
+    return over_node_sets(
+        {s.name, s.topology, pod_sets}, tasks, nodes,
+        [&](const std::vector<NodeId>& ns) { return place_members(set, tasks, ns); });
   }
 
   // A PodGroup without subgroups or topology: its pods in list order on all the nodes.
@@ -143,7 +154,8 @@ class JobPlacement {
         const int p = ssn_.state.tasks[t].pod_set;
         if (m.is_set ? pod_set_under(groups_, p, m.index) : p == m.index) mine.push_back(t);
       }
-      if (!(m.is_set ? place_set(m.index, mine, nodes) : place_pod_set(m.index, mine, nodes))) return false;
+      if (!(m.is_set ? place_set(m.index, mine, nodes) : place_pod_set(m.index, mine, nodes)))
+        return false;
     }
     return true;
   }
@@ -152,18 +164,19 @@ class JobPlacement {
     if (tasks.empty()) return true;
     const model::PodSet& pod_set = groups_.pod_sets[static_cast<std::size_t>(p)];
     const std::vector<int> only{p};
-    return over_node_sets({pod_set.name, pod_set.topology, only}, tasks, nodes, [&](const std::vector<NodeId>& ns) {
-      std::size_t index = 0;
-      for (TaskId t : tasks) {
-        if (!place_task(t, index++, ns)) return false;
-      }
-      return true;
-    });
+    return over_node_sets({pod_set.name, pod_set.topology, only}, tasks, nodes,
+                          [&](const std::vector<NodeId>& ns) {
+                            std::size_t index = 0;
+                            for (TaskId t : tasks) {
+                              if (!place_task(t, index++, ns)) return false;
+                            }
+                            return true;
+                          });
   }
 
   template <class Try>
-  bool over_node_sets(const SubgroupScope& scope, const std::vector<TaskId>& tasks, const std::vector<NodeId>& nodes,
-                      const Try& attempt) {
+  bool over_node_sets(const SubgroupScope& scope, const std::vector<TaskId>& tasks,
+                      const std::vector<NodeId>& nodes, const Try& attempt) {
     if (ssn_.hooks.subset_nodes.empty() || scope.constraint.empty()) return attempt(nodes);
     std::string why;
     const auto sets = ssn_.subset_nodes(view_.id, scope, tasks, nodes, why);
@@ -180,9 +193,12 @@ class JobPlacement {
   bool place_task(TaskId id, std::size_t index, const std::vector<NodeId>& nodes) {
     std::vector<std::string> reasons;
     NodeMisses misses;
-    if (allocate_task(ssn_, stmt_, nodes, id, pipeline_only_, reasons, pipeline_only_ ? nullptr : &misses)) return true;
+    if (allocate_task(ssn_, stmt_, nodes, id, pipeline_only_, reasons,
+                      pipeline_only_ ? nullptr : &misses))
+      return true;
     if (!pipeline_only_) {
-      ssn_.record_fit_error(view_.id, fit_error(ssn_, view_, ssn_.state.tasks[id], index, reasons, misses));
+      ssn_.record_fit_error(view_.id,
+                            fit_error(ssn_, view_, ssn_.state.tasks[id], index, reasons, misses));
     }
     return false;
   }
@@ -198,12 +214,13 @@ class JobPlacement {
 
 std::vector<NodeId> all_nodes(const Session& ssn) {
   std::vector<NodeId> nodes;
-  for (std::size_t i = 0; i < ssn.state.nodes.size(); ++i) nodes.emplace_back(static_cast<NodeId::value_type>(i));
+  for (std::size_t i = 0; i < ssn.state.nodes.size(); ++i)
+    nodes.emplace_back(static_cast<NodeId::value_type>(i));
   return nodes;
 }
 
-bool allocate_job(Session& ssn, Statement& stmt, const std::vector<NodeId>& nodes, const JobView& view,
-                  bool pipeline_only) {
+bool allocate_job(Session& ssn, Statement& stmt, const std::vector<NodeId>& nodes,
+                  const JobView& view, bool pipeline_only) {
   const JobId job = view.id;
   ssn.pre_job_allocation(job);
   const std::vector<TaskId> tasks = tasks_to_allocate(ssn, view, !pipeline_only);
@@ -214,8 +231,9 @@ bool allocate_job(Session& ssn, Statement& stmt, const std::vector<NodeId>& node
   }
   const std::size_t cp = stmt.checkpoint();
   JobPlacement placement(ssn, stmt, view, pipeline_only);
-  const bool placed = is_single_pod_set(view) && !view.groups->any_topology() ? placement.place_flat(tasks, nodes)
-                                                                            : placement.place_set(0, tasks, nodes);
+  const bool placed = is_single_pod_set(view) && !view.groups->any_topology()
+                          ? placement.place_flat(tasks, nodes)
+                          : placement.place_set(0, tasks, nodes);
   if (!placed) stmt.rollback(cp);
   return placed;
 }
@@ -230,7 +248,8 @@ std::vector<JobView> all_job_views(const Session& ssn) {
 void run_allocate(Session& ssn) {
   JobQueue queue(ssn, false);
   for (JobId j : ssn.jobs_by_name()) {
-    if (!job_has_pending_pod(ssn, j)) continue;  // what has_tasks_to_allocate(real) asks, without a view
+    if (!job_has_pending_pod(ssn, j))
+      continue;  // what has_tasks_to_allocate(real) asks, without a view
     const JobView v = full_view(ssn, j);
     if (is_ready_for_scheduling(ssn, v)) queue.push(v);
   }
@@ -240,7 +259,8 @@ void run_allocate(Session& ssn) {
     if (!job.valid()) break;
     Statement stmt(ssn);
     bool had_allocated = false;
-    for (TaskId t : job.tasks) had_allocated = had_allocated || model::is_allocated(ssn.state.tasks[t].status);
+    for (TaskId t : job.tasks)
+      had_allocated = had_allocated || model::is_allocated(ssn.state.tasks[t].status);
     if (allocate_job(ssn, stmt, nodes, job, false)) {
       bool pipelined = false;
       if (should_pipeline_job(ssn, job)) {

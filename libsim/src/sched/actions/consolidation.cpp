@@ -25,8 +25,9 @@ void run_consolidation(Session& ssn) {
       for (const auto& [g, mib] : n.allocated_shared_mib) {
         if (mib > 0) shared_mib += static_cast<double>(n.gpu_memory_mib - mib);
       }
-      free_mib += shared_mib + std::floor(at(n.idle, Resource::GPU) + at(n.releasing, Resource::GPU)) *
-                                   static_cast<double>(n.gpu_memory_mib);
+      free_mib +=
+          shared_mib + std::floor(at(n.idle, Resource::GPU) + at(n.releasing, Resource::GPU)) *
+                           static_cast<double>(n.gpu_memory_mib);
     }
     double want_gpus = 0, want_mib = 0;
     for (TaskId t : tasks_to_allocate(ssn, job, false)) {

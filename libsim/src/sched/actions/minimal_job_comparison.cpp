@@ -14,7 +14,8 @@ namespace {
 std::vector<ResourceVec> pending_vectors(const Session& ssn, const JobView& job) {
   std::vector<ResourceVec> out;
   for (TaskId t : job.tasks) {
-    if (ssn.state.tasks[t].status == model::TaskStatus::PENDING) out.push_back(ssn.state.tasks[t].request);
+    if (ssn.state.tasks[t].status == model::TaskStatus::PENDING)
+      out.push_back(ssn.state.tasks[t].request);
   }
   // KAI sorts with "vector <= vector" as less, a partial order; kaisim breaks the unspecified
   // cases lexicographically (CPU, memory, GPU, pods) so the order is total and repeatable.
@@ -57,15 +58,18 @@ std::string pod_entry(const Session& ssn, const JobView& job, const model::Task&
     s << "/";
   }
   s << "|";
-  for (const auto& tol : task.placement.tolerations) s << tol.key << tol.op << tol.value << tol.effect << ",";
+  for (const auto& tol : task.placement.tolerations)
+    s << tol.key << tol.op << tol.value << tol.effect << ",";
   for (const auto* terms : {&task.placement.pod_affinity, &task.placement.pod_anti_affinity}) {
     s << "|";
     for (const model::PodAffinityTerm& term : *terms) s << term_signature(term);
   }
   // The whole spec.affinity is hashed, preferred terms too.
-  for (const auto* terms : {&task.placement.preferred_pod_affinity, &task.placement.preferred_pod_anti_affinity}) {
+  for (const auto* terms :
+       {&task.placement.preferred_pod_affinity, &task.placement.preferred_pod_anti_affinity}) {
     s << "|";
-    for (const model::WeightedPodAffinityTerm& w : *terms) s << w.weight << "*" << term_signature(w.term);
+    for (const model::WeightedPodAffinityTerm& w : *terms)
+      s << w.weight << "*" << term_signature(w.term);
   }
   return s.str();
 }
@@ -73,7 +77,9 @@ std::string pod_entry(const Session& ssn, const JobView& job, const model::Task&
 // The topology constraints of a PodSet and its ancestors, "|" between levels (podset.go).
 std::string topology_signature(const model::SubGroupTree& groups, int pod_set) {
   if (pod_set < 0) return {};
-  auto one = [](const model::TopologyConstraint& c) { return c.topology + ":" + c.required_level + ":" + c.preferred_level; };
+  auto one = [](const model::TopologyConstraint& c) {
+    return c.topology + ":" + c.required_level + ":" + c.preferred_level;
+  };
   const model::PodSet& p = groups.pod_sets[static_cast<std::size_t>(pod_set)];
   std::string out = one(p.topology);
   for (int set = p.parent; set >= 0; set = groups.sets[static_cast<std::size_t>(set)].parent) {

@@ -16,7 +16,9 @@ constexpr int kMultiNodeGang = 1;
 
 double gpus_quota_accepted(const model::Task& t) { return t.accepted_gpu.gpus_quota(); }
 
-double node_free_gpus(const model::Node& n) { return n.idle_gpus_with_shared() + n.releasing_gpus_with_shared(); }
+double node_free_gpus(const model::Node& n) {
+  return n.idle_gpus_with_shared() + n.releasing_gpus_with_shared();
+}
 
 // AccumulatedIdleGpus (accumulated_scenario_filters/idle_gpus): can the pending GPU demand,
 // largest first, fit greedily into the N nodes with the most idle + releasing + freed GPUs
@@ -32,8 +34,11 @@ class IdleGpusFilter {
     std::sort(required_.begin(), required_.end(), std::greater<>());
     std::vector<std::size_t> by_name(ssn.state.nodes.size());
     for (std::size_t i = 0; i < by_name.size(); ++i) by_name[i] = i;
-    auto name = [&](std::size_t i) -> const std::string& { return ssn.state.nodes[NodeId(static_cast<NodeId::value_type>(i))].name; };
-    std::sort(by_name.begin(), by_name.end(), [&](std::size_t a, std::size_t b) { return name(a) < name(b); });
+    auto name = [&](std::size_t i) -> const std::string& {
+      return ssn.state.nodes[NodeId(static_cast<NodeId::value_type>(i))].name;
+    };
+    std::sort(by_name.begin(), by_name.end(),
+              [&](std::size_t a, std::size_t b) { return name(a) < name(b); });
     name_rank_.resize(by_name.size());
     for (std::size_t r = 0; r < by_name.size(); ++r) name_rank_[by_name[r]] = r;
     capacity_.resize(by_name.size());
@@ -160,7 +165,9 @@ class ScenarioBuilder {
     if (topology_filter_) topology_filter_->add_victim(t);
     filter_->add_victim(t, recorded);
   }
-  bool filters_pass() const { return (!topology_filter_ || topology_filter_->passes()) && filter_->passes(); }
+  bool filters_pass() const {
+    return (!topology_filter_ || topology_filter_->passes()) && filter_->passes();
+  }
 
   struct Emitter;
   Session& ssn_;
@@ -184,7 +191,8 @@ struct ScenarioBuilder::Emitter {
   std::size_t dk = 1;
   bool done = false;
 
-  Emitter(Session& s, const Scenario& outer, const std::vector<NodeId>& feasible) : ssn(s), base(outer) {
+  Emitter(Session& s, const Scenario& outer, const std::vector<NodeId>& feasible)
+      : ssn(s), base(outer) {
     double demand = 0, min_task = -1;
     for (TaskId t : base.pending) {
       const double q = ssn.state.tasks[t].gpu.gpus_quota();
@@ -297,7 +305,8 @@ std::vector<TaskId> victims_from_node(const Session& ssn, const Scenario& sc, No
   auto it = sc.potential_jobs_by_node.find(node);
   if (it == sc.potential_jobs_by_node.end()) return {};
   std::vector<JobId> jobs(it->second.begin(), it->second.end());
-  std::sort(jobs.begin(), jobs.end(), [&](JobId a, JobId b) { return ssn.state.jobs[a].name < ssn.state.jobs[b].name; });
+  std::sort(jobs.begin(), jobs.end(),
+            [&](JobId a, JobId b) { return ssn.state.jobs[a].name < ssn.state.jobs[b].name; });
   std::vector<TaskId> tasks;
   for (JobId j : jobs) {
     for (const auto& group : sc.groups.at(j)) tasks.insert(tasks.end(), group.begin(), group.end());
@@ -306,7 +315,8 @@ std::vector<TaskId> victims_from_node(const Session& ssn, const Scenario& sc, No
 }
 
 // nodeLocalScenarios: one scenario per node of the latest victim job.
-std::vector<std::unique_ptr<Scenario>> node_local_scenarios(const Session& ssn, const Scenario& base) {
+std::vector<std::unique_ptr<Scenario>> node_local_scenarios(const Session& ssn,
+                                                            const Scenario& base) {
   std::vector<std::unique_ptr<Scenario>> out;
   if (base.potential.empty()) {
     if (!base.recorded_tasks.empty()) out.push_back(std::make_unique<Scenario>(base));
@@ -345,7 +355,10 @@ std::vector<std::unique_ptr<Scenario>> node_local_scenarios(const Session& ssn, 
 
 JobSolver::JobSolver(Session& ssn, std::vector<NodeId> feasible_nodes, ScenarioValidator validator,
                      VictimQueueFactory victims)
-    : ssn_(ssn), feasible_(std::move(feasible_nodes)), validator_(std::move(validator)), victims_(std::move(victims)) {}
+    : ssn_(ssn),
+      feasible_(std::move(feasible_nodes)),
+      validator_(std::move(validator)),
+      victims_(std::move(victims)) {}
 
 JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeId>& feasible) {
   Probe result;
@@ -409,8 +422,10 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
     for (std::size_t e = 0; e < all_victims.size(); ++e) {
       const TaskId t = all_victims[e];
       const model::TaskStatus s = stmt->copy_status(t, static_cast<int>(e) + 1);
-      if (s == model::TaskStatus::RELEASING) evicted.push_back(t);
-      else if (s == model::TaskStatus::PIPELINED) moved.push_back(t);
+      if (s == model::TaskStatus::RELEASING)
+        evicted.push_back(t);
+      else if (s == model::TaskStatus::PIPELINED)
+        moved.push_back(t);
     }
     if (!validator_ || validator_(sc)) {
       result.solved = true;
@@ -444,8 +459,9 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
   return result;
 }
 
-JobSolver::Probe JobSolver::probe(const JobView& job, const std::vector<TaskId>& to_allocate, std::size_t k,
-                                  int generator, const std::vector<TaskId>& recorded_tasks,
+JobSolver::Probe JobSolver::probe(const JobView& job, const std::vector<TaskId>& to_allocate,
+                                  std::size_t k, int generator,
+                                  const std::vector<TaskId>& recorded_tasks,
                                   const std::vector<JobView>& recorded_jobs) {
   // getPartialJobRepresentative: the job's active pods plus the first k pending ones, with the
   // minimum lowered to what the clone holds.
@@ -453,13 +469,15 @@ JobSolver::Probe JobSolver::probe(const JobView& job, const std::vector<TaskId>&
   for (TaskId t : job.tasks) {
     if (model::is_active_allocated(ssn_.state.tasks[t].status)) held.push_back(t);
   }
-  held.insert(held.end(), to_allocate.begin(), to_allocate.begin() + static_cast<std::ptrdiff_t>(k));
+  held.insert(held.end(), to_allocate.begin(),
+              to_allocate.begin() + static_cast<std::ptrdiff_t>(k));
   const JobView partial = partial_view(ssn_, job.id, std::move(held));
 
   std::vector<NodeId> feasible = feasible_;
   for (TaskId t : recorded_tasks) {
     const NodeId n = ssn_.state.tasks[t].node;
-    if (n.valid() && std::find(feasible.begin(), feasible.end(), n) == feasible.end()) feasible.push_back(n);
+    if (n.valid() && std::find(feasible.begin(), feasible.end(), n) == feasible.end())
+      feasible.push_back(n);
   }
   ScenarioBuilder builder(ssn_, partial, recorded_jobs, victims_(), feasible);
   if (generator == kNodeLocalGreedy) {
@@ -522,8 +540,10 @@ SolveResult JobSolver::solve(const JobView& job) {
     if (lo != n) {
       while (hi - lo > 1) {
         const std::size_t mid = (lo + hi) / 2;
-        if (try_k(mid)) lo = mid;
-        else hi = mid;
+        if (try_k(mid))
+          lo = mid;
+        else
+          hi = mid;
       }
     }
     if (lo == 0) continue;
@@ -533,8 +553,10 @@ SolveResult JobSolver::solve(const JobView& job) {
       out.victims = final_probe.victim_tasks;
       // When KAI reports failure here it neither commits nor discards the statement: its virtual
       // operations stay in the session for the rest of the cycle (kai-scheduling.md 10.23).
-      if (out.solved) out.statement = std::move(final_probe.statement);
-      else final_probe.statement.release();
+      if (out.solved)
+        out.statement = std::move(final_probe.statement);
+      else
+        final_probe.statement.release();
       return out;
     }
   }

@@ -26,9 +26,11 @@ TopologyGpusFilter::TopologyGpusFilter(const Session& ssn, const JobView& preemp
   if (sets.empty()) return;
   for (int set : sets) {
     const model::TopologyConstraint& c = groups.sets[at(set)].topology;
-    auto level = std::find_if(levels_.begin(), levels_.end(),
-                              [&](const Level& l) { return l.topology == c.topology && l.label == c.required_level; });
-    if (level == levels_.end()) level = levels_.insert(levels_.end(), Level{c.topology, c.required_level, {}, {}, {}});
+    auto level = std::find_if(levels_.begin(), levels_.end(), [&](const Level& l) {
+      return l.topology == c.topology && l.label == c.required_level;
+    });
+    if (level == levels_.end())
+      level = levels_.insert(levels_.end(), Level{c.topology, c.required_level, {}, {}, {}});
     // sumGpuRequirements: every pod of the set's PodSets in the job being probed (the solver's
     // partial job: its running pods and the pending ones tried), whatever its status.
     double gpus = 0;
@@ -40,7 +42,8 @@ TopologyGpusFilter::TopologyGpusFilter(const Session& ssn, const JobView& preemp
   }
   for (Level& l : levels_) std::sort(l.required.begin(), l.required.end(), std::greater<>());
 
-  // buildDomainCapacity: a node counts its idle and releasing GPUs once per level it has a label for.
+  // buildDomainCapacity: a node counts its idle and releasing GPUs once per level it has a label
+  // for.
   node_domains_.resize(ssn.state.nodes.size());
   for (std::size_t n = 0; n < ssn.state.nodes.size(); ++n) {
     const model::Node& node = ssn.state.nodes[NodeId(static_cast<NodeId::value_type>(n))];
@@ -65,7 +68,8 @@ TopologyGpusFilter::TopologyGpusFilter(const Session& ssn, const JobView& preemp
 void TopologyGpusFilter::add_victim(TaskId id) {
   const model::Task& t = ssn_.state.tasks[id];
   if (!t.node.valid() || !seen_.insert(id).second) return;
-  for (const auto& [li, di] : node_domains_[t.node.index()]) levels_[li].capacity[di] += t.accepted_gpu.gpus_quota();
+  for (const auto& [li, di] : node_domains_[t.node.index()])
+    levels_[li].capacity[di] += t.accepted_gpu.gpus_quota();
 }
 
 bool TopologyGpusFilter::passes() const {

@@ -36,7 +36,8 @@ class TopologyGpusFilter {
 
   const Session& ssn_;
   std::vector<Level> levels_;
-  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> node_domains_;  ///< per node: (level, domain)
+  std::vector<std::vector<std::pair<std::size_t, std::size_t>>>
+      node_domains_;  ///< per node: (level, domain)
   std::unordered_set<TaskId> seen_;
 };
 

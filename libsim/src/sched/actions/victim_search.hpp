@@ -17,7 +17,8 @@ inline std::vector<NodeId> feasible_nodes(const Session& ssn, const JobView& job
   std::vector<NodeId> nodes;
   for (NodeId n : all_nodes(ssn)) {
     const model::Node& node = ssn.state.nodes[n];
-    if (node.idle_gpus_with_shared() > 0 || node.releasing_gpus_with_shared() > 0) nodes.push_back(n);
+    if (node.idle_gpus_with_shared() > 0 || node.releasing_gpus_with_shared() > 0)
+      nodes.push_back(n);
   }
   return nodes;
 }
@@ -48,7 +49,8 @@ void for_each_pending_job(Session& ssn, bool preemptible_only, Visit&& visit) {
   }
 }
 
-inline void commit_or_remember(Session& ssn, SolveResult& result, FailedJobMemory& failed, const JobView& job) {
+inline void commit_or_remember(Session& ssn, SolveResult& result, FailedJobMemory& failed,
+                               const JobView& job) {
   if (result.solved) {
     result.statement->commit();
   } else {

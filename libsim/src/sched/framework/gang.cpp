@@ -24,7 +24,8 @@ std::size_t at(int i) { return static_cast<std::size_t>(i); }
 
 bool single_pod_set(const JobView& job) { return is_single_pod_set(job); }
 
-std::int64_t count_in_pod_set(const Session& ssn, const JobView& job, int p, bool (*status_ok)(model::TaskStatus)) {
+std::int64_t count_in_pod_set(const Session& ssn, const JobView& job, int p,
+                              bool (*status_ok)(model::TaskStatus)) {
   std::int64_t n = 0;
   for (TaskId t : job.tasks) {
     const model::Task& task = ssn.state.tasks[t];
@@ -50,21 +51,29 @@ bool set_satisfied(const SubGroupTree& tree, const PodSetCounts& c, int set) {
 }
 
 // subgrouporder's orderByAllocationRatio on (count, threshold), then the name: <0 puts l first.
-int subgroup_order(const SubGroupTree& tree, const PodSetCounts& c, const Member& l, const Member& r) {
+int subgroup_order(const SubGroupTree& tree, const PodSetCounts& c, const Member& l,
+                   const Member& r) {
   auto facts = [&](const Member& m) {
-    if (m.is_set) return std::pair(satisfied_members(tree, c, m.index), tree.sets[at(m.index)].members_to_satisfy());
+    if (m.is_set)
+      return std::pair(satisfied_members(tree, c, m.index),
+                       tree.sets[at(m.index)].members_to_satisfy());
     return std::pair(c.active_allocated[at(m.index)], tree.pod_sets[at(m.index)].min_available);
   };
   const auto [lc, lt] = facts(l);
   const auto [rc, rt] = facts(r);
   const bool l_sat = lc >= lt, r_sat = rc >= rt;
   int verdict = 0;
-  if (!l_sat && r_sat) verdict = -1;
-  else if (l_sat && !r_sat) verdict = 1;
+  if (!l_sat && r_sat)
+    verdict = -1;
+  else if (l_sat && !r_sat)
+    verdict = 1;
   else if (l_sat && r_sat) {
-    if (lt == 0 && rt > 0) verdict = 1;
-    else if (rt == 0 && lt > 0) verdict = -1;
-    else if (lt == 0 && rt == 0) verdict = lc < rc ? -1 : lc > rc ? 1 : 0;
+    if (lt == 0 && rt > 0)
+      verdict = 1;
+    else if (rt == 0 && lt > 0)
+      verdict = -1;
+    else if (lt == 0 && rt == 0)
+      verdict = lc < rc ? -1 : lc > rc ? 1 : 0;
     else {
       const double lr = static_cast<double>(lc) / static_cast<double>(lt);
       const double rr = static_cast<double>(rc) / static_cast<double>(rt);
@@ -77,7 +86,8 @@ int subgroup_order(const SubGroupTree& tree, const PodSetCounts& c, const Member
   return ln < rn ? -1 : ln > rn ? 1 : 0;
 }
 
-std::vector<Member> sorted_members(const SubGroupTree& tree, const PodSetCounts& c, int set, bool reverse) {
+std::vector<Member> sorted_members(const SubGroupTree& tree, const PodSetCounts& c, int set,
+                                   bool reverse) {
   std::vector<Member> ms = members_of(tree.sets[at(set)]);
   std::stable_sort(ms.begin(), ms.end(), [&](const Member& a, const Member& b) {
     return reverse ? subgroup_order(tree, c, b, a) < 0 : subgroup_order(tree, c, a, b) < 0;
@@ -86,28 +96,34 @@ std::vector<Member> sorted_members(const SubGroupTree& tree, const PodSetCounts&
 }
 
 // collectTasksFromPodSet: the missing part of the PodSet's minimum, or one more pod.
-std::vector<TaskId> from_pod_set(const Session& ssn, const JobView& job, std::int64_t active, int p, bool real) {
+std::vector<TaskId> from_pod_set(const Session& ssn, const JobView& job, std::int64_t active, int p,
+                                 bool real) {
   std::vector<TaskId> q;
   for (TaskId t : job.tasks) {
     const model::Task& task = ssn.state.tasks[t];
     if (task.pod_set == p && should_allocate(task, real)) q.push_back(t);
   }
   if (q.size() > 1) {
-    std::sort(q.begin(), q.end(), [&](TaskId a, TaskId b) { return ssn.task_before(ssn.state.tasks[a], ssn.state.tasks[b]); });
+    std::sort(q.begin(), q.end(), [&](TaskId a, TaskId b) {
+      return ssn.task_before(ssn.state.tasks[a], ssn.state.tasks[b]);
+    });
   }
   const std::int64_t min = job.groups->pod_sets[at(p)].min_available;
-  const std::int64_t n = active >= min ? std::min<std::int64_t>(static_cast<std::int64_t>(q.size()), 1) : min - active;
+  const std::int64_t n =
+      active >= min ? std::min<std::int64_t>(static_cast<std::int64_t>(q.size()), 1) : min - active;
   q.resize(std::min(q.size(), static_cast<std::size_t>(n)));
   return q;
 }
 
-std::vector<TaskId> collect(const Session& ssn, const JobView& job, const PodSetCounts& c, int set, bool real) {
+std::vector<TaskId> collect(const Session& ssn, const JobView& job, const PodSetCounts& c, int set,
+                            bool real) {
   const SubGroupTree& tree = *job.groups;
   const std::vector<Member> kids = sorted_members(tree, c, set, false);
   std::vector<TaskId> out;
   if (!set_satisfied(tree, c, set)) {
     // Gang phase: exactly the first K members; satisfied ones add nothing and are not replaced.
-    const auto k = static_cast<std::size_t>(std::max<std::int64_t>(0, tree.sets[at(set)].members_to_satisfy()));
+    const auto k = static_cast<std::size_t>(
+        std::max<std::int64_t>(0, tree.sets[at(set)].members_to_satisfy()));
     for (std::size_t i = 0; i < std::min(k, kids.size()); ++i) {
       const Member& m = kids[i];
       std::vector<TaskId> part;
@@ -135,7 +151,9 @@ std::vector<TaskId> active_reversed(const Session& ssn, const JobView& job, int 
     const model::Task& task = ssn.state.tasks[t];
     if (task.pod_set == p && model::is_active_allocated(task.status)) out.push_back(t);
   }
-  std::sort(out.begin(), out.end(), [&](TaskId a, TaskId b) { return ssn.task_before(ssn.state.tasks[b], ssn.state.tasks[a]); });
+  std::sort(out.begin(), out.end(), [&](TaskId a, TaskId b) {
+    return ssn.task_before(ssn.state.tasks[b], ssn.state.tasks[a]);
+  });
   return out;
 }
 
@@ -169,7 +187,8 @@ bool surplus(const SubGroupTree& tree, const PodSetCounts& c, int set) {
   return false;
 }
 
-std::vector<TaskId> elastic_victims(const Session& ssn, const JobView& job, const PodSetCounts& c, int set) {
+std::vector<TaskId> elastic_victims(const Session& ssn, const JobView& job, const PodSetCounts& c,
+                                    int set) {
   const SubGroupTree& tree = *job.groups;
   const std::int64_t satisfied = satisfied_members(tree, c, set);
   if (satisfied == 0) return {};
@@ -188,7 +207,8 @@ std::vector<TaskId> elastic_victims(const Session& ssn, const JobView& job, cons
   }
   if (tree.sets[at(set)].members_to_satisfy() < satisfied) {  // a whole member can go
     for (const Member& m : ms) {
-      std::vector<TaskId> t = m.is_set ? all_active(ssn, job, m.index) : active_reversed(ssn, job, m.index);
+      std::vector<TaskId> t =
+          m.is_set ? all_active(ssn, job, m.index) : active_reversed(ssn, job, m.index);
       if (!t.empty()) return t;
     }
   }
@@ -198,7 +218,8 @@ std::vector<TaskId> elastic_victims(const Session& ssn, const JobView& job, cons
 bool ready(const SubGroupTree& tree, const PodSetCounts& c, int set) {
   std::int64_t n = 0;
   for (int child : tree.sets[at(set)].child_sets) n += ready(tree, c, child) ? 1 : 0;
-  for (int p : tree.sets[at(set)].pod_sets) n += c.alive[at(p)] - c.gated[at(p)] >= tree.pod_sets[at(p)].min_available ? 1 : 0;
+  for (int p : tree.sets[at(set)].pod_sets)
+    n += c.alive[at(p)] - c.gated[at(p)] >= tree.pod_sets[at(p)].min_available ? 1 : 0;
   return n >= tree.sets[at(set)].members_to_satisfy();
 }
 
@@ -209,7 +230,8 @@ JobView full_view(const Session& ssn, JobId job) {
   return JobView{job, j.tasks, j.groups, {}};
 }
 
-PodSetCounts::PodSetCounts(const Session& ssn, const std::vector<TaskId>& tasks, const model::SubGroupTree& groups) {
+PodSetCounts::PodSetCounts(const Session& ssn, const std::vector<TaskId>& tasks,
+                           const model::SubGroupTree& groups) {
   const std::size_t n = groups.pod_sets.size();
   active_allocated.assign(n, 0);
   active_used.assign(n, 0);
@@ -245,9 +267,11 @@ bool should_allocate(const model::Task& task, bool real_allocation) {
   return !real_allocation && task.status == model::TaskStatus::RELEASING && task.virtual_status;
 }
 
-std::vector<TaskId> tasks_to_allocate(const Session& ssn, const JobView& job, bool real_allocation) {
+std::vector<TaskId> tasks_to_allocate(const Session& ssn, const JobView& job,
+                                      bool real_allocation) {
   if (single_pod_set(job)) {  // both phases come down to the one PodSet's pods
-    return from_pod_set(ssn, job, count_in_pod_set(ssn, job, 0, model::is_active_allocated), 0, real_allocation);
+    return from_pod_set(ssn, job, count_in_pod_set(ssn, job, 0, model::is_active_allocated), 0,
+                        real_allocation);
   }
   return collect(ssn, job, PodSetCounts(ssn, job), 0, real_allocation);
 }
@@ -294,7 +318,8 @@ std::vector<TaskId> tasks_to_evict(const Session& ssn, const JobView& job, bool&
 bool is_ready_for_scheduling(const Session& ssn, const JobView& job) {
   if (single_pod_set(job)) {
     const std::int64_t alive = count_in_pod_set(ssn, job, 0, model::is_alive);
-    const std::int64_t gated = count_in_pod_set(ssn, job, 0, [](model::TaskStatus s) { return s == model::TaskStatus::GATED; });
+    const std::int64_t gated = count_in_pod_set(
+        ssn, job, 0, [](model::TaskStatus s) { return s == model::TaskStatus::GATED; });
     return alive - gated >= job.groups->pod_sets[0].min_available;
   }
   return ready(*job.groups, PodSetCounts(ssn, job), 0);
@@ -307,11 +332,14 @@ bool should_pipeline_job(const Session& ssn, const JobView& job) {
   for (TaskId t : job.tasks) {
     const model::Task& task = ssn.state.tasks[t];
     if (task.pod_set < 0 || at(task.pod_set) >= n) continue;
-    if (task.status == model::TaskStatus::PIPELINED) has_pipelined[at(task.pod_set)] = true;
-    else if (model::is_active_allocated(task.status)) ++active_not_pipelined[at(task.pod_set)];
+    if (task.status == model::TaskStatus::PIPELINED)
+      has_pipelined[at(task.pod_set)] = true;
+    else if (model::is_active_allocated(task.status))
+      ++active_not_pipelined[at(task.pod_set)];
   }
   for (std::size_t p = 0; p < n; ++p) {
-    if (has_pipelined[p] && active_not_pipelined[p] < job.groups->pod_sets[p].min_available) return true;
+    if (has_pipelined[p] && active_not_pipelined[p] < job.groups->pod_sets[p].min_available)
+      return true;
   }
   return false;
 }
@@ -351,7 +379,9 @@ bool is_stale(const Session& ssn, JobId job) {
 bool job_has_pending_pod(const Session& ssn, JobId job) {
   auto pending = [&] {
     const std::vector<TaskId>& tasks = ssn.state.jobs[job].tasks;
-    return std::any_of(tasks.begin(), tasks.end(), [&](TaskId t) { return ssn.state.tasks[t].status == model::TaskStatus::PENDING; });
+    return std::any_of(tasks.begin(), tasks.end(), [&](TaskId t) {
+      return ssn.state.tasks[t].status == model::TaskStatus::PENDING;
+    });
   };
   if (!ssn.may_have_pending(job)) {  // no pod of it was pending at open or since
     SIM_ASSERT(!pending());
@@ -390,7 +420,8 @@ JobView partial_view(const Session& ssn, JobId job, std::vector<TaskId> tasks) {
   const PodSetCounts c(ssn, view);
   auto lowered = std::make_shared<SubGroupTree>(*view.groups);
   for (std::size_t p = 0; p < c.all.size(); ++p) {
-    if (c.all[p] > 0) lowered->pod_sets[p].min_available = std::min(lowered->pod_sets[p].min_available, c.all[p]);
+    if (c.all[p] > 0)
+      lowered->pod_sets[p].min_available = std::min(lowered->pod_sets[p].min_available, c.all[p]);
   }
   // adjustSubGroupsMinSubGroup: members holding pods, children first.
   std::function<bool(int)> lower = [&](int set) {

@@ -22,7 +22,9 @@ std::string capacity_problem(const model::Node& node) {
   std::map<std::string, std::int64_t> shared;
   std::set<std::string> oversized;  // groups holding a request larger than the GPU (see below)
   for (const auto& [task, rec] : node.tasks) {
-    if (rec.status == model::TaskStatus::RELEASING || rec.status == model::TaskStatus::STUCK_IN_RELEASING) continue;
+    if (rec.status == model::TaskStatus::RELEASING ||
+        rec.status == model::TaskStatus::STUCK_IN_RELEASING)
+      continue;
     committed += rec.tracked;
     if (rec.status == model::TaskStatus::PIPELINED) continue;
     active += rec.tracked;
@@ -37,8 +39,8 @@ std::string capacity_problem(const model::Node& node) {
   auto over = [&](const ResourceVec& held, const char* who) -> std::string {
     for (int r = 0; r < kResourceCount; ++r) {
       if (held[r] > node.allocatable[r] + kTolerance * std::max(1.0, node.allocatable[r])) {
-        return std::string(resource_name(static_cast<Resource>(r))) + " held " + std::to_string(held[r]) + " of " +
-               std::to_string(node.allocatable[r]) + who;
+        return std::string(resource_name(static_cast<Resource>(r))) + " held " +
+               std::to_string(held[r]) + " of " + std::to_string(node.allocatable[r]) + who;
       }
     }
     return {};
@@ -50,7 +52,9 @@ std::string capacity_problem(const model::Node& node) {
     // (node_info/gpu_sharing_node_info.go getGpuMemoryFractionalOnNode), so a request above the
     // GPU's memory binds with a portion above 1; KAI keeps no memory bound for its group either.
     if (oversized.count(group) != 0) continue;
-    if (mib > node.gpu_memory_mib) return "shared GPU " + group + " holds " + std::to_string(mib) + " MiB of " + std::to_string(node.gpu_memory_mib);
+    if (mib > node.gpu_memory_mib)
+      return "shared GPU " + group + " holds " + std::to_string(mib) + " MiB of " +
+             std::to_string(node.gpu_memory_mib);
   }
   return {};
 }
@@ -59,7 +63,8 @@ std::string capacity_problem(const model::Node& node) {
 
 InvariantChecker::InvariantChecker(const Session& ssn) {
   for (const model::Node& n : ssn.state.nodes) node_ok_.push_back(capacity_problem(n).empty());
-  for (const model::Task& t : ssn.state.tasks) pipelined_at_open_.push_back(t.status == model::TaskStatus::PIPELINED);
+  for (const model::Task& t : ssn.state.tasks)
+    pipelined_at_open_.push_back(t.status == model::TaskStatus::PIPELINED);
 }
 
 std::vector<std::string> InvariantChecker::violations(const Session& ssn) const {
@@ -68,7 +73,8 @@ std::vector<std::string> InvariantChecker::violations(const Session& ssn) const 
   for (std::size_t i = 0; i < state.nodes.size() && i < node_ok_.size(); ++i) {
     if (!node_ok_[i]) continue;
     const model::Node& node = state.nodes[NodeId(static_cast<NodeId::value_type>(i))];
-    if (std::string p = capacity_problem(node); !p.empty()) out.push_back("node " + node.name + ": " + p);
+    if (std::string p = capacity_problem(node); !p.empty())
+      out.push_back("node " + node.name + ": " + p);
   }
   for (const model::Task& t : state.tasks) {
     for (double portion : {t.gpu.portion, t.accepted_gpu.portion}) {

@@ -17,8 +17,10 @@ ResourceVec request_quantities(const model::Task& t, std::optional<std::int64_t>
   at(q, Resource::CPU) = at(t.request, Resource::CPU);
   at(q, Resource::MEMORY) = at(t.request, Resource::MEMORY);
   double gpus = at(t.request, Resource::GPU);
-  for (const auto& [name, n] : t.gpu.mig) gpus += static_cast<double>(model::mig_profile_gpus(name)) * static_cast<double>(n);
-  if (t.is_gpu_memory_request() && gpu_memory_mib) gpus += t.gpu.memory_as_fraction(*gpu_memory_mib);
+  for (const auto& [name, n] : t.gpu.mig)
+    gpus += static_cast<double>(model::mig_profile_gpus(name)) * static_cast<double>(n);
+  if (t.is_gpu_memory_request() && gpu_memory_mib)
+    gpus += t.gpu.memory_as_fraction(*gpu_memory_mib);
   at(q, Resource::GPU) = gpus;
   return q;
 }
@@ -34,7 +36,8 @@ ResourceVec plain_tasks_to_allocate_quantities(const Session& ssn, const JobView
 }
 
 std::uint8_t memo_state(const model::Task& t) {
-  return static_cast<std::uint8_t>(static_cast<unsigned>(t.status) | (t.virtual_status ? 0x80U : 0U));
+  return static_cast<std::uint8_t>(static_cast<unsigned>(t.status) |
+                                   (t.virtual_status ? 0x80U : 0U));
 }
 
 // The memo holds when the view, its tree and every pod's status are what they were: the rest of
@@ -52,7 +55,8 @@ bool memo_holds(const Session& ssn, const JobView& job, const AllocationMemo& m)
 
 ResourceVec tasks_to_allocate_quantities(const Session& ssn, const JobView& job) {
   if (job.allocation_memo && memo_holds(ssn, job, *job.allocation_memo)) {
-    SIM_ASSERT((job.allocation_memo->quantities == plain_tasks_to_allocate_quantities(ssn, job)).all());
+    SIM_ASSERT(
+        (job.allocation_memo->quantities == plain_tasks_to_allocate_quantities(ssn, job)).all());
     return job.allocation_memo->quantities;
   }
   auto memo = std::make_shared<AllocationMemo>();

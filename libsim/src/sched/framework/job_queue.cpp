@@ -7,8 +7,8 @@ struct JobQueue::Node {
   bool leaf = false;
   bool needs_reorder = false;
   Node* parent = nullptr;
-  std::unique_ptr<GoHeap<NodePtr>> children;    // non-leaf
-  std::unique_ptr<GoHeap<std::size_t>> jobs;    // leaf: indices into views_
+  std::unique_ptr<GoHeap<NodePtr>> children;  // non-leaf
+  std::unique_ptr<GoHeap<std::size_t>> jobs;  // leaf: indices into views_
   bool empty() const { return leaf ? jobs->empty() : children->empty(); }
 };
 
@@ -19,7 +19,8 @@ JobQueue::~JobQueue() = default;
 bool JobQueue::empty() const { return !roots_ || roots_->empty(); }
 
 std::unique_ptr<GoHeap<JobQueue::NodePtr>> JobQueue::make_node_heap() {
-  return std::make_unique<GoHeap<NodePtr>>([this](const NodePtr& a, const NodePtr& b) { return node_less(a, b); });
+  return std::make_unique<GoHeap<NodePtr>>(
+      [this](const NodePtr& a, const NodePtr& b) { return node_less(a, b); });
 }
 
 bool JobQueue::node_less(Node* l, Node* r) {
@@ -89,10 +90,11 @@ void JobQueue::push(JobView view) {
     auto node = std::make_unique<Node>();
     node->queue = queue;
     node->leaf = true;
-    node->jobs = std::make_unique<GoHeap<std::size_t>>([this](const std::size_t& a, const std::size_t& b) {
-      const bool less = ssn_.job_before(*views_[a], *views_[b]);
-      return victim_mode_ ? !less : less;
-    });
+    node->jobs =
+        std::make_unique<GoHeap<std::size_t>>([this](const std::size_t& a, const std::size_t& b) {
+          const bool less = ssn_.job_before(*views_[a], *views_[b]);
+          return victim_mode_ ? !less : less;
+        });
     leaf = node.get();
     nodes_.emplace(queue, std::move(node));
     leaf->jobs->push(index);
@@ -142,7 +144,8 @@ void JobQueue::handle_pop_from(Node* node) {
 }
 
 void JobQueue::mark_for_reorder(Node* node) {
-  for (Node* current = node; current != nullptr; current = current->parent) current->needs_reorder = true;
+  for (Node* current = node; current != nullptr; current = current->parent)
+    current->needs_reorder = true;
 }
 
 }  // namespace sim::sched

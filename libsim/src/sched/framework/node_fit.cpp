@@ -16,7 +16,9 @@ bool fitting_node(Session& ssn, TaskId task_id, NodeId node_id, std::string* why
   if (!node.task_fits(task, node.non_allocated(), true)) {
     if (!why) return false;
     const std::string lacking = node.lacking(task, node.non_allocated(), true);
-    *why = "node " + node.name + ": " + (lacking.empty() ? "not enough free resources" : "not enough free resources: " + lacking);
+    *why =
+        "node " + node.name + ": " +
+        (lacking.empty() ? "not enough free resources" : "not enough free resources: " + lacking);
     return false;
   }
   for (const auto& predicate : ssn.hooks.predicates) {
@@ -28,7 +30,8 @@ bool fitting_node(Session& ssn, TaskId task_id, NodeId node_id, std::string* why
   return true;
 }
 
-std::vector<std::string> fitting_gpus(const Session& ssn, const model::Node& node, const model::Task& task) {
+std::vector<std::string> fitting_gpus(const Session& ssn, const model::Node& node,
+                                      const model::Task& task) {
   std::vector<std::string> candidates;
   for (const auto& [group, used] : node.used_shared_mib) {
     if (node.task_fits_on_group(task.gpu, group)) candidates.push_back(group);
@@ -37,8 +40,9 @@ std::vector<std::string> fitting_gpus(const Session& ssn, const model::Node& nod
   if (idle > 0 || releasing > 0) {
     // All markers are alike and sort together; the caller takes at most gpu.count of them, so
     // listing more (KAI lists one per whole GPU) changes nothing but the work.
-    const std::int64_t whole = std::min<std::int64_t>(static_cast<std::int64_t>(idle) + static_cast<std::int64_t>(releasing),
-                                                      std::max<std::int64_t>(task.gpu.count, 1));
+    const std::int64_t whole = std::min<std::int64_t>(
+        static_cast<std::int64_t>(idle) + static_cast<std::int64_t>(releasing),
+        std::max<std::int64_t>(task.gpu.count, 1));
     for (std::int64_t i = 0; i < whole; ++i) candidates.emplace_back(kWholeGpu);
   }
   // sortGPUs: by summed GpuOrderFn score, best first; a candidate a plugin cannot score is left
@@ -62,8 +66,9 @@ std::vector<std::string> fitting_gpus(const Session& ssn, const model::Node& nod
   return sorted;
 }
 
-std::optional<GpuChoice> preferable_gpus(Session& ssn, const model::Node& node, const model::Task& task,
-                                         bool pipeline_only, bool assign_new_ids) {
+std::optional<GpuChoice> preferable_gpus(Session& ssn, const model::Node& node,
+                                         const model::Task& task, bool pipeline_only,
+                                         bool assign_new_ids) {
   GpuChoice choice;
   const auto count = static_cast<std::size_t>(task.gpu.count);
   for (const std::string& gpu : fitting_gpus(ssn, node, task)) {
@@ -89,7 +94,8 @@ NodeOrder ordered_nodes(Session& ssn, TaskId task, const std::vector<NodeId>& no
   std::vector<char>& dropped = ssn.scratch.dropped;
   scores.assign(nodes.size(), 0.0);
   dropped.assign(nodes.size(), 0);
-  for (NodeScorer* scorer : ssn.hooks.node_scorers) scorer->score(ssn, task, nodes, scores, dropped);
+  for (NodeScorer* scorer : ssn.hooks.node_scorers)
+    scorer->score(ssn, task, nodes, scores, dropped);
   std::vector<std::pair<double, NodeId>> scored;
   scored.reserve(nodes.size());
   for (std::size_t i = 0; i < nodes.size(); ++i) {
@@ -110,7 +116,8 @@ bool NodeOrder::next(NodeId& node) {
     };
     const std::size_t upto = std::min(scored_.size(), std::max<std::size_t>(8, 2 * sorted_));
     const auto begin = scored_.begin() + static_cast<std::ptrdiff_t>(sorted_);
-    std::partial_sort(begin, scored_.begin() + static_cast<std::ptrdiff_t>(upto), scored_.end(), better);
+    std::partial_sort(begin, scored_.begin() + static_cast<std::ptrdiff_t>(upto), scored_.end(),
+                      better);
     sorted_ = upto;
   }
   node = scored_[handed_++].second;

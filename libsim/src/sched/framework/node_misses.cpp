@@ -15,7 +15,8 @@ double largest_free_portion(const model::Node& node) {
   if (node.non_allocated()[kGpu] >= 1) return 1;
   double best = 0;
   for (const auto& [group, mib] : node.allocated_shared_mib) {
-    best = std::max(best, 1 - static_cast<double>(mib) / static_cast<double>(std::max<std::int64_t>(node.gpu_memory_mib, 1)));
+    best = std::max(best, 1 - static_cast<double>(mib) / static_cast<double>(std::max<std::int64_t>(
+                                                             node.gpu_memory_mib, 1)));
   }
   return std::max(best, 0.0);
 }
@@ -24,7 +25,8 @@ double largest_free_portion(const model::Node& node) {
 double total_free_portion(const model::Node& node) {
   double free = node.non_allocated()[kGpu];
   for (const auto& [group, mib] : node.allocated_shared_mib) {
-    free += std::max(0.0, 1 - static_cast<double>(mib) / static_cast<double>(std::max<std::int64_t>(node.gpu_memory_mib, 1)));
+    free += std::max(0.0, 1 - static_cast<double>(mib) / static_cast<double>(std::max<std::int64_t>(
+                                                             node.gpu_memory_mib, 1)));
   }
   return free;
 }
@@ -33,18 +35,30 @@ double total_free_portion(const model::Node& node) {
 
 std::string_view wait_cause_name(WaitCause cause) {
   switch (cause) {
-    case WaitCause::OverLimit: return "OverLimit";
-    case WaitCause::NonPreemptibleOverQuota: return "NonPreemptibleOverQuota";
-    case WaitCause::OverQuota: return "OverQuota";
-    case WaitCause::NotEnoughGpus: return "NotEnoughGpus";
-    case WaitCause::NotEnoughGpuMemory: return "NotEnoughGpuMemory";
-    case WaitCause::Fragmentation: return "Fragmentation";
-    case WaitCause::NotEnoughResources: return "NotEnoughResources";
-    case WaitCause::NodeRules: return "NodeRules";
-    case WaitCause::Gang: return "Gang";
-    case WaitCause::Topology: return "Topology";
-    case WaitCause::Queue: return "Queue";
-    case WaitCause::Other: break;
+    case WaitCause::OverLimit:
+      return "OverLimit";
+    case WaitCause::NonPreemptibleOverQuota:
+      return "NonPreemptibleOverQuota";
+    case WaitCause::OverQuota:
+      return "OverQuota";
+    case WaitCause::NotEnoughGpus:
+      return "NotEnoughGpus";
+    case WaitCause::NotEnoughGpuMemory:
+      return "NotEnoughGpuMemory";
+    case WaitCause::Fragmentation:
+      return "Fragmentation";
+    case WaitCause::NotEnoughResources:
+      return "NotEnoughResources";
+    case WaitCause::NodeRules:
+      return "NodeRules";
+    case WaitCause::Gang:
+      return "Gang";
+    case WaitCause::Topology:
+      return "Topology";
+    case WaitCause::Queue:
+      return "Queue";
+    case WaitCause::Other:
+      break;
   }
   return "Other";
 }
@@ -94,7 +108,8 @@ WaitReason NodeMisses::reason(const model::Task& task) const {
     if (total_free_ + 1e-9 >= requested_) {
       why.cause = WaitCause::Fragmentation;
     } else {
-      why.cause = task.is_fraction_candidate() ? WaitCause::NotEnoughGpuMemory : WaitCause::NotEnoughGpus;
+      why.cause =
+          task.is_fraction_candidate() ? WaitCause::NotEnoughGpuMemory : WaitCause::NotEnoughGpus;
     }
   } else if (capacity_) {
     why = *capacity_;

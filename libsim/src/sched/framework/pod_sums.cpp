@@ -65,7 +65,8 @@ PodPart pod_part(const model::ClusterState& state, const model::Task& task) {
   part.pending = task.status == model::TaskStatus::PENDING;
   if (!part.allocated && !part.pending) return part;
   const ResourceVec amount = pod_amount(state, task, part.allocated, part.pending);
-  for (std::size_t i = 0; i < kQuotaResources.size(); ++i) part.amount[i] = ExactSum::term(at(amount, kQuotaResources[i]));
+  for (std::size_t i = 0; i < kQuotaResources.size(); ++i)
+    part.amount[i] = ExactSum::term(at(amount, kQuotaResources[i]));
   return part;
 }
 
@@ -133,8 +134,10 @@ model::OpenSums count_open_sums(const model::ClusterState& state) {
   }
   sums.queues = state.sum_order == model::SumOrder::EXACT ? queues.values() : listed_sums(state);
   for (const model::Task& t : state.tasks) {
-    sums.any_pod_anti_affinity = sums.any_pod_anti_affinity || !t.placement.pod_anti_affinity.empty();
-    sums.any_preferred_pod_affinity = sums.any_preferred_pod_affinity || !t.placement.preferred_pod_affinity.empty() ||
+    sums.any_pod_anti_affinity =
+        sums.any_pod_anti_affinity || !t.placement.pod_anti_affinity.empty();
+    sums.any_preferred_pod_affinity = sums.any_preferred_pod_affinity ||
+                                      !t.placement.preferred_pod_affinity.empty() ||
                                       !t.placement.preferred_pod_anti_affinity.empty();
   }
   return sums;

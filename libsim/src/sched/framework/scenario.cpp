@@ -6,7 +6,9 @@ namespace sim::sched {
 
 Scenario::Scenario(const Session& ssn, JobView preemptor_view, std::vector<TaskId> pending_tasks,
                    std::vector<JobView> recorded)
-    : preemptor(std::move(preemptor_view)), pending(std::move(pending_tasks)), recorded_jobs(std::move(recorded)) {
+    : preemptor(std::move(preemptor_view)),
+      pending(std::move(pending_tasks)),
+      recorded_jobs(std::move(recorded)) {
   for (const JobView& job : recorded_jobs) {
     if (job.tasks.empty()) continue;
     add_group(ssn, job.tasks);
@@ -17,7 +19,8 @@ Scenario::Scenario(const Session& ssn, JobView preemptor_view, std::vector<TaskI
 void Scenario::add_group(const Session& ssn, const std::vector<TaskId>& tasks) {
   const JobId job = ssn.state.tasks[tasks.front()].job;
   // A slice is a job clone (CloneWithTasks), which holds each pod once; the victim lists keep
-  // every occurrence (KAI: actions/common/solvers/scenario/base_scenario.go appendTasksAsVictimJob).
+  // every occurrence (KAI: actions/common/solvers/scenario/base_scenario.go
+  // appendTasksAsVictimJob).
   std::vector<TaskId> slice;
   for (TaskId t : tasks) {
     if (std::find(slice.begin(), slice.end(), t) == slice.end()) slice.push_back(t);

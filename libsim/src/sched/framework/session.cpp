@@ -14,8 +14,9 @@ Session::Session(model::ClusterState& cluster, std::vector<std::unique_ptr<Plugi
     : state(cluster), config(cluster.config), plugins_(std::move(plugins)) {
   if (!state.jobs_by_name.empty() && state.jobs_by_name.size() == state.jobs.size()) {
     jobs_by_name_ = state.jobs_by_name;
-    SIM_ASSERT(std::is_sorted(jobs_by_name_.begin(), jobs_by_name_.end(),
-                              [&](JobId a, JobId b) { return state.jobs[a].name < state.jobs[b].name; }));
+    SIM_ASSERT(std::is_sorted(jobs_by_name_.begin(), jobs_by_name_.end(), [&](JobId a, JobId b) {
+      return state.jobs[a].name < state.jobs[b].name;
+    }));
   } else {
     // Sorted as (name, id) pairs: comparing names then needs no trip into each Job.
     std::vector<std::pair<std::string_view, JobId>> named;
@@ -24,7 +25,8 @@ Session::Session(model::ClusterState& cluster, std::vector<std::unique_ptr<Plugi
       const JobId id(static_cast<JobId::value_type>(i));
       named.emplace_back(state.jobs[id].name, id);
     }
-    std::sort(named.begin(), named.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::sort(named.begin(), named.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
     jobs_by_name_.reserve(named.size());
     for (const auto& [name, id] : named) jobs_by_name_.push_back(id);
   }
@@ -78,7 +80,8 @@ ResourceVec proportion_capacity(const model::ClusterState& state) {
     at(node_total, Resource::GPU) = at(n.allocatable, Resource::GPU) + mig;
     for (const auto& [id, rec] : n.tasks) {
       const model::Task& t = state.tasks[id];
-      if (t.foreign && model::is_active_used(rec.status)) node_total -= Session::quantify_request(t);
+      if (t.foreign && model::is_active_used(rec.status))
+        node_total -= Session::quantify_request(t);
     }
     total += node_total;
   }
@@ -93,11 +96,14 @@ void Session::on_deallocate(const model::Task& task) {
   for (const auto& fn : hooks.on_deallocate) fn(*this, task);
 }
 
-bool Session::queue_before(QueueId left, QueueId right, const JobView* left_job, const JobView* right_job,
+bool Session::queue_before(QueueId left, QueueId right, const JobView* left_job,
+                           const JobView* right_job,
                            const std::vector<const JobView*>& left_victims,
                            const std::vector<const JobView*>& right_victims) const {
   for (const auto& fn : hooks.queue_order) {
-    if (const int c = fn(*this, left, right, left_job, right_job, left_victims, right_victims); c != 0) return c < 0;
+    if (const int c = fn(*this, left, right, left_job, right_job, left_victims, right_victims);
+        c != 0)
+      return c < 0;
   }
   const model::QueueSpec& l = state.queues[left];
   const model::QueueSpec& r = state.queues[right];
@@ -125,12 +131,15 @@ CapacityVerdict Session::job_over_capacity(JobId job, const std::vector<TaskId>&
   return hooks.job_over_capacity ? hooks.job_over_capacity(*this, job, tasks) : std::nullopt;
 }
 
-CapacityVerdict Session::non_preemptible_over_quota(JobId job, const std::vector<TaskId>& tasks) const {
-  return hooks.non_preemptible_over_quota ? hooks.non_preemptible_over_quota(*this, job, tasks) : std::nullopt;
+CapacityVerdict Session::non_preemptible_over_quota(JobId job,
+                                                    const std::vector<TaskId>& tasks) const {
+  return hooks.non_preemptible_over_quota ? hooks.non_preemptible_over_quota(*this, job, tasks)
+                                          : std::nullopt;
 }
 
 CapacityVerdict Session::task_on_node_over_capacity(TaskId task, NodeId node) const {
-  return hooks.task_on_node_over_capacity ? hooks.task_on_node_over_capacity(*this, task, node) : std::nullopt;
+  return hooks.task_on_node_over_capacity ? hooks.task_on_node_over_capacity(*this, task, node)
+                                          : std::nullopt;
 }
 
 bool Session::can_reclaim_resources(const JobView& reclaimer) const {
@@ -143,12 +152,14 @@ void Session::on_job_solution_start() const {
 
 bool Session::reclaim_victim_allowed(const JobView& reclaimer, const ResourceVec& reclaimer_request,
                                      JobId victim) const {
-  return std::all_of(hooks.reclaim_victim_filters.begin(), hooks.reclaim_victim_filters.end(),
-                     [&](const auto& fn) { return fn(*this, reclaimer, reclaimer_request, victim); });
+  return std::all_of(
+      hooks.reclaim_victim_filters.begin(), hooks.reclaim_victim_filters.end(),
+      [&](const auto& fn) { return fn(*this, reclaimer, reclaimer_request, victim); });
 }
 
 bool Session::reclaim_scenario_valid(const Scenario& scenario) const {
-  return std::all_of(hooks.reclaim_scenario_validators.begin(), hooks.reclaim_scenario_validators.end(),
+  return std::all_of(hooks.reclaim_scenario_validators.begin(),
+                     hooks.reclaim_scenario_validators.end(),
                      [&](const auto& fn) { return fn(*this, scenario); });
 }
 
@@ -158,21 +169,22 @@ bool Session::preempt_victim_allowed(const JobView& preemptor, JobId victim) con
 }
 
 bool Session::preempt_scenario_valid(const Scenario& scenario) const {
-  return std::all_of(hooks.preempt_scenario_validators.begin(), hooks.preempt_scenario_validators.end(),
+  return std::all_of(hooks.preempt_scenario_validators.begin(),
+                     hooks.preempt_scenario_validators.end(),
                      [&](const auto& fn) { return fn(*this, scenario); });
 }
 
-std::optional<std::vector<std::vector<NodeId>>> Session::subset_nodes(JobId job, const SubgroupScope& scope,
-                                                                      const std::vector<TaskId>& tasks,
-                                                                      const std::vector<NodeId>& nodes,
-                                                                      std::string& why) const {
+std::optional<std::vector<std::vector<NodeId>>> Session::subset_nodes(
+    JobId job, const SubgroupScope& scope, const std::vector<TaskId>& tasks,
+    const std::vector<NodeId>& nodes, std::string& why) const {
   std::vector<std::vector<NodeId>> sets{nodes};
   for (const auto& fn : hooks.subset_nodes) {
     std::vector<std::vector<NodeId>> next;
     for (const std::vector<NodeId>& set : sets) {
       auto split = fn(*this, job, scope, tasks, set, why);
       if (!split) return std::nullopt;
-      next.insert(next.end(), std::make_move_iterator(split->begin()), std::make_move_iterator(split->end()));
+      next.insert(next.end(), std::make_move_iterator(split->begin()),
+                  std::make_move_iterator(split->end()));
     }
     sets = std::move(next);
   }
@@ -187,11 +199,14 @@ const std::vector<std::uint32_t>& Session::node_name_ranks() {
   if (node_ranks_.size() == state.nodes.size()) return node_ranks_;
   std::vector<NodeId> ids;
   ids.reserve(state.nodes.size());
-  for (std::size_t i = 0; i < state.nodes.size(); ++i) ids.emplace_back(static_cast<NodeId::value_type>(i));
+  for (std::size_t i = 0; i < state.nodes.size(); ++i)
+    ids.emplace_back(static_cast<NodeId::value_type>(i));
   auto by_name = [&](NodeId a, NodeId b) { return state.nodes[a].name < state.nodes[b].name; };
-  if (!std::is_sorted(ids.begin(), ids.end(), by_name)) std::stable_sort(ids.begin(), ids.end(), by_name);
+  if (!std::is_sorted(ids.begin(), ids.end(), by_name))
+    std::stable_sort(ids.begin(), ids.end(), by_name);
   node_ranks_.resize(ids.size());
-  for (std::size_t r = 0; r < ids.size(); ++r) node_ranks_[ids[r].index()] = static_cast<std::uint32_t>(r);
+  for (std::size_t r = 0; r < ids.size(); ++r)
+    node_ranks_[ids[r].index()] = static_cast<std::uint32_t>(r);
   return node_ranks_;
 }
 
@@ -202,7 +217,8 @@ std::string Session::new_gpu_group_id(const model::Node& node) {
 void Session::record_fit_error(JobId job, WaitReason reason) {
   auto& errors = fit_errors[job];
   auto same = [&](const WaitReason& r) { return r.message == reason.message; };
-  if (std::find_if(errors.begin(), errors.end(), same) == errors.end()) errors.push_back(std::move(reason));
+  if (std::find_if(errors.begin(), errors.end(), same) == errors.end())
+    errors.push_back(std::move(reason));
 }
 
 std::unique_ptr<Plugin> PluginRegistry::build(const model::PluginOption& option) const {
@@ -210,7 +226,8 @@ std::unique_ptr<Plugin> PluginRegistry::build(const model::PluginOption& option)
   return it == builders_.end() ? nullptr : it->second(option);
 }
 
-std::vector<std::unique_ptr<Plugin>> PluginRegistry::build_all(const std::vector<model::PluginOption>& list) const {
+std::vector<std::unique_ptr<Plugin>> PluginRegistry::build_all(
+    const std::vector<model::PluginOption>& list) const {
   std::vector<std::unique_ptr<Plugin>> plugins;
   for (const model::PluginOption& option : list) {
     if (auto p = build(option)) plugins.push_back(std::move(p));

@@ -40,7 +40,8 @@ void Statement::hold(model::Task& task, int object) {
   auto counted = [](TaskStatus s) { return model::is_allocated(s) || s == TaskStatus::PIPELINED; };
   if (counted(before) == counted(task.status) || !task.job.valid()) return;
   if (ssn_.copy_drift.empty()) {
-    ssn_.copy_drift = IdVector<QueueId, ResourceVec>(ssn_.state.queue_tree.size(), ResourceVec::Zero());
+    ssn_.copy_drift =
+        IdVector<QueueId, ResourceVec>(ssn_.state.queue_tree.size(), ResourceVec::Zero());
   }
   const ResourceVec amount = Session::quantify_accepted(task) * (counted(task.status) ? 1.0 : -1.0);
   const model::QueueTree& tree = ssn_.state.queue_tree;
@@ -95,7 +96,8 @@ void Statement::pipeline(TaskId id, NodeId node_id, bool update_if_exists) {
     gpu_placement_changed = !task.gpu_groups.empty() && task.is_shared_gpu_allocation() &&
                             task.gpu_groups != std::vector<std::string>{"-1"} &&
                             task.gpu_groups != on_node->second.gpu_groups;
-    numa_placement_changed = !task.numa_placement.empty() && task.numa_placement != on_node->second.numa_placement;
+    numa_placement_changed =
+        !task.numa_placement.empty() && task.numa_placement != on_node->second.numa_placement;
   }
   if (found && !update_if_exists && !gpu_placement_changed && !numa_placement_changed) {
     // The task was evicted from here earlier in this statement: undo that eviction instead.
@@ -235,7 +237,8 @@ void Statement::convert_all_allocated_to_pipelined(JobId job) {
   }
   std::vector<Op> kept;
   for (Op& op : ops_) {
-    if (!(op.kind == Kind::ALLOCATE && ssn_.task(op.task).job == job)) kept.push_back(std::move(op));
+    if (!(op.kind == Kind::ALLOCATE && ssn_.task(op.task).job == job))
+      kept.push_back(std::move(op));
   }
   ops_ = std::move(kept);
 }
@@ -256,7 +259,8 @@ void Statement::commit() {
       case Kind::ALLOCATE: {
         model::Node& node = ssn_.node(task.node);
         if (task.is_shared_gpu_allocation()) {
-          for (const std::string& group : task.gpu_groups) node.used_shared_mib.try_emplace(group, 0);
+          for (const std::string& group : task.gpu_groups)
+            node.used_shared_mib.try_emplace(group, 0);
         }
         // BindPod: the BindRequest is created and the task is Binding for the rest of the cycle.
         set_status(task, TaskStatus::BINDING);

@@ -26,7 +26,8 @@ void register_builtin_plugins(PluginRegistry& registry) {
   registry.add("topology", make_topology);
   registry.add("podaffinity", make_podaffinity);
   registry.add("numa", make_numa);
-  for (const char* name : {"snapshot", "sg-nodelocalgreedy", "sg-multinodegang"}) registry.add(name, make_no_op);
+  for (const char* name : {"snapshot", "sg-nodelocalgreedy", "sg-multinodegang"})
+    registry.add(name, make_no_op);
 }
 
 }  // namespace sim::sched

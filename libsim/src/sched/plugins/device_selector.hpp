@@ -16,6 +16,7 @@ struct SelectorOutcome {
   std::string error;
 };
 
-SelectorOutcome evaluate(const model::DeviceSelector& selector, const std::string& driver, const model::SliceDevice& device);
+SelectorOutcome evaluate(const model::DeviceSelector& selector, const std::string& driver,
+                         const model::SliceDevice& device);
 
 }  // namespace sim::sched

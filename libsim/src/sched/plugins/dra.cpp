@@ -38,7 +38,8 @@ class DeviceSearch {
     for (std::size_t c = 0; c < claims.size(); ++c) {
       for (const model::DraRequest& r : claims[c]->requests) {
         if (!r.refused.empty()) {
-          error_ = "claim " + claims[c]->ns + "/" + claims[c]->name + ", request " + r.name + ": " + r.refused;
+          error_ = "claim " + claims[c]->ns + "/" + claims[c]->name + ", request " + r.name + ": " +
+                   r.refused;
           feasible_ = false;
           return;
         }
@@ -100,13 +101,14 @@ class DeviceSearch {
   }
   // The class's selectors, then the request's (structured allocator selectorsMatch); the first
   // runtime error ends the search.
-  bool selected(const model::DeviceClass& cls, const model::DraRequest& r, const DraDevices::Reachable& d) {
+  bool selected(const model::DeviceClass& cls, const model::DraRequest& r,
+                const DraDevices::Reachable& d) {
     for (const auto* selectors : {&cls.selectors, &r.selectors}) {
       for (std::size_t i = 0; i < selectors->size(); ++i) {
         const SelectorOutcome o = evaluate((*selectors)[i], d.device.driver, *d.source);
         if (!o.error.empty() && error_.empty()) {
-          error_ = (selectors == &cls.selectors ? "class " + cls.name : "request " + r.name) + ": selector #" +
-                   std::to_string(i) + ": CEL runtime error: " + o.error;
+          error_ = (selectors == &cls.selectors ? "class " + cls.name : "request " + r.name) +
+                   ": selector #" + std::to_string(i) + ": CEL runtime error: " + o.error;
         }
         if (!o.matches) return false;
       }
@@ -132,7 +134,7 @@ class DeviceSearch {
 
   static constexpr std::size_t kMaxSteps = 100'000;
   const DraDevices& devices_;  // held by claims before this search
-  std::set<Key> taken_;         // by this search
+  std::set<Key> taken_;        // by this search
   const std::vector<DraDevices::Reachable>& reachable_;
   std::vector<std::pair<std::size_t, std::vector<std::size_t>>> slots_;  // claim, candidate devices
   std::vector<std::pair<std::size_t, std::vector<std::size_t>>> fixed_;  // `All` requests
@@ -152,7 +154,8 @@ std::string dra_pre_filter(const Session& ssn, const model::Task& task) {
     if (pc.claim < 0) return "failed to get resource claim " + task.ns + "/" + pc.claim_name;
     const ResourceClaim& claim = ssn.state.claims[static_cast<std::size_t>(pc.claim)];
     if (claim.reserved_for.size() >= model::kClaimMaxConsumers) {
-      return "resource claim " + task.ns + "/" + claim.name + " has reached its maximum number of consumers (" +
+      return "resource claim " + task.ns + "/" + claim.name +
+             " has reached its maximum number of consumers (" +
              std::to_string(model::kClaimMaxConsumers) + ")";
     }
     // validateSharedGpuClaimQueueLabel: a GPU claim shared by pods must name the pod's queue.
@@ -174,22 +177,24 @@ std::string dra_pre_filter(const Session& ssn, const model::Task& task) {
     for (const model::DraRequest& r : claim.requests) {
       if (r.first_available) continue;  // only `exactly` requests name a class here
       if (!find_class(ssn, r.device_class)) {
-        return "device class " + r.device_class + " does not exist for claim " + task.ns + "/" + claim.name +
-               " request " + r.name;
+        return "device class " + r.device_class + " does not exist for claim " + task.ns + "/" +
+               claim.name + " request " + r.name;
       }
     }
   }
   return {};
 }
 
-std::string dra_filter(const Session& ssn, const DraDevices& devices, const model::Task& task, const model::Node& node) {
+std::string dra_filter(const Session& ssn, const DraDevices& devices, const model::Task& task,
+                       const model::Node& node) {
   std::vector<const ResourceClaim*> to_allocate;
   for (const model::PodClaim& pc : task.claims) {
     if (pc.claim < 0) return "failed to get resource claim " + task.ns + "/" + pc.claim_name;
     const ResourceClaim& claim = ssn.state.claims[static_cast<std::size_t>(pc.claim)];
     if (claim.allocation) {
       if (!claim.allocation->node.empty() && claim.allocation->node != node.name) {
-        return "claim " + claim.ns + "/" + claim.name + " node selector does not match node " + node.name;
+        return "claim " + claim.ns + "/" + claim.name + " node selector does not match node " +
+               node.name;
       }
       continue;
     }
@@ -198,7 +203,8 @@ std::string dra_filter(const Session& ssn, const DraDevices& devices, const mode
   if (to_allocate.empty()) return {};
   DeviceSearch search(ssn, devices, node, to_allocate);
   if (!search.run()) {
-    return "cannot allocate DRA claims on node " + node.name + (search.error().empty() ? "" : ": " + search.error());
+    return "cannot allocate DRA claims on node " + node.name +
+           (search.error().empty() ? "" : ": " + search.error());
   }
   return {};
 }
@@ -217,10 +223,12 @@ void dra_allocate(Session& ssn, DraDevices& devices, TaskId id) {
     if (!allocation) {
       const auto found = DeviceSearch(ssn, devices, node, {&claim}).run();
       if (!found) continue;  // KAI logs the failure and leaves the claim as it was
-      allocation = model::DraAllocation{found->front().first, found->front().second ? node.name : std::string()};
+      allocation = model::DraAllocation{found->front().first,
+                                        found->front().second ? node.name : std::string()};
     }
     // AssumeClaimAfterAPICall: reserved and allocated together, once the allocation is known.
-    if (std::find(claim.reserved_for.begin(), claim.reserved_for.end(), task.uid) == claim.reserved_for.end()) {
+    if (std::find(claim.reserved_for.begin(), claim.reserved_for.end(), task.uid) ==
+        claim.reserved_for.end()) {
       claim.reserved_for.push_back(task.uid);  // UpsertReservedFor
     }
     devices.set_allocation(claim, allocation);
@@ -245,13 +253,15 @@ const std::vector<DraDevices::Reachable>& DraDevices::on(const model::Node& node
   if (added) {
     for (const model::DraSlice& s : state_.resource_slices) {
       if (!s.all_nodes && s.node != node.name) continue;
-      for (const model::SliceDevice& d : s.devices) it->second.push_back({DraDevice{s.driver, s.pool, d.name}, &d, !s.all_nodes});
+      for (const model::SliceDevice& d : s.devices)
+        it->second.push_back({DraDevice{s.driver, s.pool, d.name}, &d, !s.all_nodes});
     }
   }
   return it->second;
 }
 
-DraDevices::DraDevices(const model::ClusterState& state) : state_(state), held_(count_held(state)) {}
+DraDevices::DraDevices(const model::ClusterState& state)
+    : state_(state), held_(count_held(state)) {}
 
 std::map<DraDevices::Key, int> DraDevices::count_held(const model::ClusterState& state) {
   std::map<Key, int> held;
@@ -262,7 +272,8 @@ std::map<DraDevices::Key, int> DraDevices::count_held(const model::ClusterState&
   return held;
 }
 
-void DraDevices::set_allocation(ResourceClaim& claim, std::optional<model::DraAllocation> allocation) {
+void DraDevices::set_allocation(ResourceClaim& claim,
+                                std::optional<model::DraAllocation> allocation) {
   if (claim.allocation) {
     for (const DraDevice& d : claim.allocation->devices) {
       auto it = held_.find({d.driver, d.pool, d.name});
@@ -277,7 +288,8 @@ void DraDevices::set_allocation(ResourceClaim& claim, std::optional<model::DraAl
 
 void DynamicResourcesPlugin::on_session_open(Session& ssn) {
   devices_.emplace(ssn.state);
-  ssn.hooks.pre_predicates.push_back([](Session& s, const model::Task& task) { return dra_pre_filter(s, task); });
+  ssn.hooks.pre_predicates.push_back(
+      [](Session& s, const model::Task& task) { return dra_pre_filter(s, task); });
   ssn.hooks.predicates.push_back([this](Session& s, TaskId id, NodeId node, std::string* why) {
     const model::Task& task = s.state.tasks[id];
     if (task.claims.empty()) return true;
@@ -293,11 +305,13 @@ void DynamicResourcesPlugin::on_session_open(Session& ssn) {
   ssn.hooks.on_deallocate.push_back([this](Session& s, const model::Task& task) {
     if (!task.claims.empty()) dra_deallocate(s, *devices_, task.id);
   });
-  ssn.hooks.invariants.push_back([this](const Session& s, const InvariantContext&, std::vector<std::string>& out) {
-    if (devices_->held_counts() != DraDevices::count_held(s.state)) {
-      out.push_back("DRA: the session's held devices differ from those its claims' allocations name");
-    }
-  });
+  ssn.hooks.invariants.push_back(
+      [this](const Session& s, const InvariantContext&, std::vector<std::string>& out) {
+        if (devices_->held_counts() != DraDevices::count_held(s.state)) {
+          out.push_back(
+              "DRA: the session's held devices differ from those its claims' allocations name");
+        }
+      });
 }
 
 namespace plugins {

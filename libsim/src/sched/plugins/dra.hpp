@@ -15,7 +15,8 @@ namespace sim::sched {
 std::string dra_pre_filter(const Session& ssn, const model::Task& task);
 
 /// filter: why the pod's claims cannot be met on `node`, or empty.
-std::string dra_filter(const Session& ssn, const DraDevices& devices, const model::Task& task, const model::Node& node);
+std::string dra_filter(const Session& ssn, const DraDevices& devices, const model::Task& task,
+                       const model::Node& node);
 
 /// The allocate and deallocate event handlers: reserve the pod's claims (allocating devices on its
 /// node when a claim has none) or release them (a claim nobody holds loses its devices).

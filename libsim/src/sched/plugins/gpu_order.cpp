@@ -10,7 +10,8 @@ namespace {
 
 // GetUsedGpuPortion: fails on a node whose GPU memory is unknown or below the 100 MiB default.
 std::optional<double> used_portion(const model::Node& node, const std::string& gpu) {
-  if (node.gpu_memory_mib < model::kDefaultGpuMemoryMib || node.gpu_memory_mib == 0) return std::nullopt;
+  if (node.gpu_memory_mib < model::kDefaultGpuMemoryMib || node.gpu_memory_mib == 0)
+    return std::nullopt;
   auto used = node.used_shared_mib.find(gpu);
   const double mib = used == node.used_shared_mib.end() ? 0 : static_cast<double>(used->second);
   return mib / static_cast<double>(node.gpu_memory_mib);
@@ -36,7 +37,11 @@ class GpuOrder final : public Plugin {
 
 }  // namespace
 
-std::unique_ptr<Plugin> make_gpupack(const model::PluginOption&) { return std::make_unique<GpuOrder>(true); }
-std::unique_ptr<Plugin> make_gpuspread(const model::PluginOption&) { return std::make_unique<GpuOrder>(false); }
+std::unique_ptr<Plugin> make_gpupack(const model::PluginOption&) {
+  return std::make_unique<GpuOrder>(true);
+}
+std::unique_ptr<Plugin> make_gpuspread(const model::PluginOption&) {
+  return std::make_unique<GpuOrder>(false);
+}
 
 }  // namespace sim::sched::plugins

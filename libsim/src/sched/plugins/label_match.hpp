@@ -15,8 +15,10 @@ namespace sim::sched {
 inline bool requirement_matches(const model::SelectorRequirement& r, const std::string* value) {
   if (r.op == "Exists") return value != nullptr;
   if (r.op == "DoesNotExist") return value == nullptr;
-  if (r.op == "In") return value && std::find(r.values.begin(), r.values.end(), *value) != r.values.end();
-  if (r.op == "NotIn") return !value || std::find(r.values.begin(), r.values.end(), *value) == r.values.end();
+  if (r.op == "In")
+    return value && std::find(r.values.begin(), r.values.end(), *value) != r.values.end();
+  if (r.op == "NotIn")
+    return !value || std::find(r.values.begin(), r.values.end(), *value) == r.values.end();
   if ((r.op == "Gt" || r.op == "Lt") && value && r.values.size() == 1) {
     char* end1 = nullptr;
     char* end2 = nullptr;
@@ -29,7 +31,8 @@ inline bool requirement_matches(const model::SelectorRequirement& r, const std::
 }
 
 /// Every requirement holds on `labels` (an empty list matches everything).
-inline bool selector_matches(const std::vector<model::SelectorRequirement>& selector, const model::Labels& labels) {
+inline bool selector_matches(const std::vector<model::SelectorRequirement>& selector,
+                             const model::Labels& labels) {
   for (const model::SelectorRequirement& r : selector) {
     auto it = labels.find(r.key);
     if (!requirement_matches(r, it == labels.end() ? nullptr : &it->second)) return false;

@@ -56,16 +56,20 @@ bool min_runtime_protected(const Session& ssn, JobId victim, JobId preemptor, bo
 // minimum; PodSets without victims are not checked.
 bool scenario_valid(const Session& ssn, const Scenario& sc, bool reclaim) {
   for (const auto& [job, tasks] : sc.victims) {
-    if (!is_elastic(ssn, job) || !min_runtime_protected(ssn, job, sc.preemptor.id, reclaim)) continue;
+    if (!is_elastic(ssn, job) || !min_runtime_protected(ssn, job, sc.preemptor.id, reclaim))
+      continue;
     const JobView view = full_view(ssn, job);
     const PodSetCounts counts(ssn, view);
     std::vector<std::int64_t> victims(counts.all.size(), 0);
     for (TaskId t : tasks) {
       const int p = ssn.state.tasks[t].pod_set;
-      if (p >= 0 && static_cast<std::size_t>(p) < victims.size()) ++victims[static_cast<std::size_t>(p)];
+      if (p >= 0 && static_cast<std::size_t>(p) < victims.size())
+        ++victims[static_cast<std::size_t>(p)];
     }
     for (std::size_t p = 0; p < victims.size(); ++p) {
-      if (victims[p] > 0 && view.groups->pod_sets[p].min_available > counts.active_used[p] - victims[p]) return false;
+      if (victims[p] > 0 &&
+          view.groups->pod_sets[p].min_available > counts.active_used[p] - victims[p])
+        return false;
     }
   }
   return true;
@@ -76,19 +80,25 @@ class MinRuntime final : public Plugin {
   std::string_view name() const override { return "minruntime"; }
   void on_session_open(Session& ssn) override {
     SessionHooks& h = ssn.hooks;
-    h.reclaim_victim_filters.push_back([](const Session& s, const JobView& reclaimer, const ResourceVec&, JobId victim) {
-      return is_elastic(s, victim) || !min_runtime_protected(s, victim, reclaimer.id, true);
-    });
-    h.preempt_victim_filters.push_back([](const Session& s, const JobView& preemptor, JobId victim) {
-      return is_elastic(s, victim) || !min_runtime_protected(s, victim, preemptor.id, false);
-    });
-    h.reclaim_scenario_validators.push_back([](const Session& s, const Scenario& sc) { return scenario_valid(s, sc, true); });
-    h.preempt_scenario_validators.push_back([](const Session& s, const Scenario& sc) { return scenario_valid(s, sc, false); });
+    h.reclaim_victim_filters.push_back(
+        [](const Session& s, const JobView& reclaimer, const ResourceVec&, JobId victim) {
+          return is_elastic(s, victim) || !min_runtime_protected(s, victim, reclaimer.id, true);
+        });
+    h.preempt_victim_filters.push_back(
+        [](const Session& s, const JobView& preemptor, JobId victim) {
+          return is_elastic(s, victim) || !min_runtime_protected(s, victim, preemptor.id, false);
+        });
+    h.reclaim_scenario_validators.push_back(
+        [](const Session& s, const Scenario& sc) { return scenario_valid(s, sc, true); });
+    h.preempt_scenario_validators.push_back(
+        [](const Session& s, const Scenario& sc) { return scenario_valid(s, sc, false); });
   }
 };
 
 }  // namespace
 
-std::unique_ptr<Plugin> make_minruntime(const model::PluginOption&) { return std::make_unique<MinRuntime>(); }
+std::unique_ptr<Plugin> make_minruntime(const model::PluginOption&) {
+  return std::make_unique<MinRuntime>();
+}
 
 }  // namespace sim::sched::plugins

@@ -15,14 +15,16 @@ namespace {
 constexpr int kGpu = index_of(Resource::GPU);
 constexpr int kCpu = index_of(Resource::CPU);
 
-double free_resource(const model::Node& node, int index) { return node.idle[index] + node.releasing[index]; }
+double free_resource(const model::Node& node, int index) {
+  return node.idle[index] + node.releasing[index];
+}
 
 class NodePlacement final : public Plugin, public NodeScorer {
  public:
   std::string_view name() const override { return "nodeplacement"; }
   void on_session_open(Session& ssn) override { ssn.hooks.node_scorers.push_back(this); }
-  void score(Session& ssn, TaskId task_id, const std::vector<NodeId>& nodes, std::vector<double>& scores,
-             std::vector<char>&) override {
+  void score(Session& ssn, TaskId task_id, const std::vector<NodeId>& nodes,
+             std::vector<double>& scores, std::vector<char>&) override {
     const model::Task& task = ssn.state.tasks[task_id];
     const bool cpu_task = task.is_cpu_only();
     const int resource = cpu_task ? kCpu : kGpu;
@@ -30,7 +32,8 @@ class NodePlacement final : public Plugin, public NodeScorer {
     if (!binpack) {
       for (std::size_t i = 0; i < nodes.size(); ++i) {
         const model::Node& node = ssn.state.nodes[nodes[i]];
-        const double capacity = cpu_task ? node.allocatable[kCpu] : static_cast<double>(node.gpu_count());
+        const double capacity =
+            cpu_task ? node.allocatable[kCpu] : static_cast<double>(node.gpu_count());
         if (capacity != 0) scores[i] += free_resource(node, resource) / capacity;
       }
       return;
@@ -49,8 +52,9 @@ class NodePlacement final : public Plugin, public NodeScorer {
       const double overall = node.allocatable[resource];
       const double free = free_resource(node, resource);
       if (overall != 0 && max_free != 0) {
-        scores[i] += min_free == max_free ? kMaxHighDensity
-                                          : kMaxHighDensity * (1 - (free - min_free) / (max_free - min_free));
+        scores[i] += min_free == max_free
+                         ? kMaxHighDensity
+                         : kMaxHighDensity * (1 - (free - min_free) / (max_free - min_free));
       }
     }
   }
@@ -58,6 +62,8 @@ class NodePlacement final : public Plugin, public NodeScorer {
 
 }  // namespace
 
-std::unique_ptr<Plugin> make_nodeplacement(const model::PluginOption&) { return std::make_unique<NodePlacement>(); }
+std::unique_ptr<Plugin> make_nodeplacement(const model::PluginOption&) {
+  return std::make_unique<NodePlacement>();
+}
 
 }  // namespace sim::sched::plugins

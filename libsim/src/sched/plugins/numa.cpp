@@ -3,13 +3,11 @@
 
 #include "numa.hpp"
 
-#include "builders.hpp"
-
-
-
 #include <algorithm>
 #include <functional>
 #include <map>
+
+#include "builders.hpp"
 
 namespace sim::sched {
 namespace {
@@ -35,7 +33,8 @@ bool handles(const model::Task& task, const model::Node& node) {
 }
 
 // extractNumaRequest: the resources the zones report, not ignored, and not zero.
-Amounts aligned_part(const Amounts& request, const NumaTopology& t, const std::set<std::string>& ignore) {
+Amounts aligned_part(const Amounts& request, const NumaTopology& t,
+                     const std::set<std::string>& ignore) {
   Amounts out;
   for (const auto& [r, q] : request) {
     if (q != 0 && t.resources.contains(r) && !ignore.contains(r)) out[r] = q;
@@ -53,11 +52,13 @@ void subtract(Amounts& from, const Amounts& amount) {
 }
 
 bool covers(const Amounts& have, const Amounts& want) {
-  return std::all_of(want.begin(), want.end(), [&](const auto& rq) { return amount_of(have, rq.first) >= rq.second; });
+  return std::all_of(want.begin(), want.end(),
+                     [&](const auto& rq) { return amount_of(have, rq.first) >= rq.second; });
 }
 
 // singleNUMAEvaluator: each unit whole in the lowest zone that holds it.
-bool single_zone(std::vector<Amounts> available, const std::vector<Amounts>& units, std::map<int, Amounts>& allocation) {
+bool single_zone(std::vector<Amounts> available, const std::vector<Amounts>& units,
+                 std::map<int, Amounts>& allocation) {
   for (const Amounts& req : units) {
     int zone = -1;
     for (std::size_t i = 0; i < available.size() && zone < 0; ++i) {
@@ -98,7 +99,8 @@ std::vector<int> lowest_mask(const std::vector<Amounts>& available, const Amount
     bool ok = true;
     for (const auto& [r, q] : req) {
       std::int64_t sum = 0;
-      for (int i : idx) sum = model::saturating_add(sum, amount_of(available[static_cast<std::size_t>(i)], r));
+      for (int i : idx)
+        sum = model::saturating_add(sum, amount_of(available[static_cast<std::size_t>(i)], r));
       ok = ok && sum >= q;
     }
     if (ok) return idx;
@@ -106,15 +108,16 @@ std::vector<int> lowest_mask(const std::vector<Amounts>& available, const Amount
     while (i >= 0 && idx[static_cast<std::size_t>(i)] == n - width + i) --i;
     if (i < 0) return {};
     ++idx[static_cast<std::size_t>(i)];
-    for (int j = i + 1; j < width; ++j) idx[static_cast<std::size_t>(j)] = idx[static_cast<std::size_t>(j - 1)] + 1;
+    for (int j = i + 1; j < width; ++j)
+      idx[static_cast<std::size_t>(j)] = idx[static_cast<std::size_t>(j - 1)] + 1;
   }
 }
 
 // restrictedEvaluator: the kubelet's hint merge. Every resource's minimal width (by allocatable)
 // must agree, and a mask of that width must hold the unit (by available); the unit is split
 // greedily over the mask's zones, lowest first.
-bool restricted(std::vector<Amounts> available, const std::vector<Amounts>& allocatable, const std::vector<Amounts>& units,
-                std::map<int, Amounts>& allocation) {
+bool restricted(std::vector<Amounts> available, const std::vector<Amounts>& allocatable,
+                const std::vector<Amounts>& units, std::map<int, Amounts>& allocation) {
   for (const Amounts& req : units) {
     int width = -1;
     for (const auto& [r, q] : req) {
@@ -130,7 +133,8 @@ bool restricted(std::vector<Amounts> available, const std::vector<Amounts>& allo
       std::int64_t remaining = q;
       for (int i : mask) {
         if (remaining <= 0) break;
-        const std::int64_t take = std::min(amount_of(available[static_cast<std::size_t>(i)], r), remaining);
+        const std::int64_t take =
+            std::min(amount_of(available[static_cast<std::size_t>(i)], r), remaining);
         if (take <= 0) continue;
         split[i][r] = model::saturating_add(split[i][r], take);
         remaining -= take;
@@ -144,8 +148,8 @@ bool restricted(std::vector<Amounts> available, const std::vector<Amounts>& allo
   return true;
 }
 
-bool evaluate(const NumaTopology& t, const std::set<std::string>& ignore, const std::vector<Amounts>& raw_units,
-              std::map<int, Amounts>& allocation) {
+bool evaluate(const NumaTopology& t, const std::set<std::string>& ignore,
+              const std::vector<Amounts>& raw_units, std::map<int, Amounts>& allocation) {
   std::vector<Amounts> units;
   for (const Amounts& u : raw_units) units.push_back(aligned_part(u, t, ignore));
   std::vector<Amounts> available, allocatable;
@@ -153,25 +157,30 @@ bool evaluate(const NumaTopology& t, const std::set<std::string>& ignore, const 
     available.push_back(z.available);
     allocatable.push_back(z.allocatable);
   }
-  if (t.policy == NumaPolicy::SINGLE_NUMA_NODE) return single_zone(std::move(available), units, allocation);
+  if (t.policy == NumaPolicy::SINGLE_NUMA_NODE)
+    return single_zone(std::move(available), units, allocation);
   return restricted(std::move(available), allocatable, units, allocation);
 }
 
 // placementFromRecord: a persisted record by zone index, none if a zone id is unknown.
-std::vector<ZoneAmounts> from_record(const std::vector<ZoneAmounts>& record, const NumaTopology& t) {
+std::vector<ZoneAmounts> from_record(const std::vector<ZoneAmounts>& record,
+                                     const NumaTopology& t) {
   std::vector<ZoneAmounts> out;
   for (const ZoneAmounts& z : record) {
-    auto it = std::find_if(t.zones.begin(), t.zones.end(), [&](const model::NumaZone& zone) { return zone.id == z.zone_id; });
+    auto it = std::find_if(t.zones.begin(), t.zones.end(),
+                           [&](const model::NumaZone& zone) { return zone.id == z.zone_id; });
     if (it == t.zones.end()) return {};
     out.push_back({static_cast<int>(it - t.zones.begin()), "", z.amount});
   }
-  std::sort(out.begin(), out.end(), [](const ZoneAmounts& a, const ZoneAmounts& b) { return a.zone < b.zone; });
+  std::sort(out.begin(), out.end(),
+            [](const ZoneAmounts& a, const ZoneAmounts& b) { return a.zone < b.zone; });
   return out;
 }
 
 }  // namespace
 
-bool numa_admits(const Session& ssn, const model::Task& task, const model::Node& node, std::vector<ZoneAmounts>* placement) {
+bool numa_admits(const Session& ssn, const model::Task& task, const model::Node& node,
+                 std::vector<ZoneAmounts>* placement) {
   if (placement) placement->clear();
   if (!ssn.config.plugins.numa || !handles(task, node)) return true;
   const NumaTopology& t = *node.numa;
@@ -179,7 +188,9 @@ bool numa_admits(const Session& ssn, const model::Task& task, const model::Node&
   static const model::NumaUnits kNothing;
   const model::NumaUnits& units = task.numa_units ? *task.numa_units : kNothing;
   std::map<int, Amounts> allocation;
-  if (!evaluate(t, ignore, t.pod_scope ? std::vector<Amounts>{units.pod} : units.concurrent, allocation)) return false;
+  if (!evaluate(t, ignore, t.pod_scope ? std::vector<Amounts>{units.pod} : units.concurrent,
+                allocation))
+    return false;
   // Ordinary init containers run before the others and free what they used: each must align on
   // its own, and none is charged.
   for (const Amounts& unit : t.pod_scope ? std::vector<Amounts>{} : units.serial) {
@@ -197,7 +208,8 @@ void numa_charge(model::Node& node, const std::vector<ZoneAmounts>& placement, i
   for (const ZoneAmounts& z : placement) {
     if (z.zone < 0 || static_cast<std::size_t>(z.zone) >= node.numa->zones.size()) continue;
     model::Amounts& available = node.numa->zones[static_cast<std::size_t>(z.zone)].available;
-    for (const auto& [r, q] : z.amount) available[r] = model::saturating_add(amount_of(available, r), sign > 0 ? q : -q);
+    for (const auto& [r, q] : z.amount)
+      available[r] = model::saturating_add(amount_of(available, r), sign > 0 ? q : -q);
   }
 }
 

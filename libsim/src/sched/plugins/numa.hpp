@@ -10,7 +10,8 @@
 namespace sim::sched {
 
 /// The predicate's rejection reason (numa.go fitErrorMessage).
-inline constexpr const char* kNumaFitError = "node cannot NUMA-align the pod's resources under its Topology Manager policy";
+inline constexpr const char* kNumaFitError =
+    "node cannot NUMA-align the pod's resources under its Topology Manager policy";
 
 /// OnSessionOpen: placed pods get their placement from their persisted record, and (with
 /// reconstructAvailable) every zone's available is rebuilt as allocatable minus those records.

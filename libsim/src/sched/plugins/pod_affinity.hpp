@@ -17,8 +17,8 @@ namespace sim::sched {
 /// already placed are every pod holding node resources in the session, including pods placed
 /// earlier in this cycle. `any_pod_anti_affinity`: some placed pod has required anti-affinity
 /// (only then can a pod without terms of its own be kept off a node).
-std::string pod_affinity_filter(const Session& ssn, const model::Task& task, const model::Node& node,
-                                bool any_pod_anti_affinity);
+std::string pod_affinity_filter(const Session& ssn, const model::Task& task,
+                                const model::Node& node, bool any_pod_anti_affinity);
 
 /// One task's InterPodAffinity PreScore: weights summed per topology key and domain value.
 /// KAI builds the plugin with empty arguments (k8s_internal/plugins/plugins.go), so the hard pod
@@ -28,7 +28,8 @@ class PreferredAffinityScores {
   /// For every pod holding node resources: the task's preferred terms matching that pod, and
   /// that pod's preferred terms matching the task, add their weight (anti-affinity: subtract it)
   /// in the domain of that pod's node.
-  static PreferredAffinityScores prescore(const Session& ssn, const model::Task& task, bool any_preferred_pod_affinity);
+  static PreferredAffinityScores prescore(const Session& ssn, const model::Task& task,
+                                          bool any_preferred_pod_affinity);
   /// No term matched anywhere: PreScore answers Skip.
   bool skip() const { return by_key_.empty(); }
   /// Score: the sums of the node's domains, raw (KAI never normalises them).

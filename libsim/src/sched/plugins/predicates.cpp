@@ -39,12 +39,14 @@ std::string k8s_filters(const model::Task& task, const model::Node& node) {
   for (const model::Taint& taint : node.taints) {
     if (taint.effect != "NoSchedule" && taint.effect != "NoExecute") continue;
     if (!tolerated(task.placement.tolerations, taint)) {
-      return "node(s) had untolerated taint {" + taint.key + (taint.value.empty() ? "" : ": " + taint.value) + "}";
+      return "node(s) had untolerated taint {" + taint.key +
+             (taint.value.empty() ? "" : ": " + taint.value) + "}";
     }
   }
   for (const auto& [key, value] : task.placement.node_selector) {
     auto it = node.labels.find(key);
-    if (it == node.labels.end() || it->second != value) return "node(s) didn't match Pod's node affinity/selector";
+    if (it == node.labels.end() || it->second != value)
+      return "node(s) didn't match Pod's node affinity/selector";
   }
   if (!task.placement.required.empty()) {
     bool any = false;
@@ -58,14 +60,18 @@ std::string k8s_filters(const model::Task& task, const model::Node& node) {
 std::string resources_type(const model::Task& task, const model::Node& node) {
   if (task.legacy_mig) return "legacy MIG jobs cannot be scheduled";
   if (task.is_cpu_only()) return {};
-  if (task.gpu.gpus() > 0 && node.dra_gpus) return "device-plugin GPU requests cannot be scheduled on DRA-only nodes";
+  if (task.gpu.gpus() > 0 && node.dra_gpus)
+    return "device-plugin GPU requests cannot be scheduled on DRA-only nodes";
   const bool mig_node = node.is_mig_enabled();
   if (!mig_node && task.is_mig_candidate()) return "MIG job cannot be scheduled on non-MIG node";
   if (mig_node) {
-    if (task.is_mig_candidate() && node.legacy_mig_tasks > 0) return "MIG job cannot be scheduled on node with legacy MIG jobs";
+    if (task.is_mig_candidate() && node.legacy_mig_tasks > 0)
+      return "MIG job cannot be scheduled on node with legacy MIG jobs";
     const std::string strategy = node.mig_strategy();
-    if (strategy == "single" && !task.is_regular_gpu_request()) return "only whole gpu jobs can run on a node with MigStrategy='single'";
-    if (strategy == "mixed" && !task.is_mig_candidate()) return "non MIG jobs cant run on a node with MigStrategy='mixed'";
+    if (strategy == "single" && !task.is_regular_gpu_request())
+      return "only whole gpu jobs can run on a node with MigStrategy='single'";
+    if (strategy == "mixed" && !task.is_mig_candidate())
+      return "non MIG jobs cant run on a node with MigStrategy='mixed'";
   }
   return {};
 }
@@ -107,32 +113,36 @@ class Predicates final : public Plugin {
   std::string_view name() const override { return "predicates"; }
   void on_session_open(Session& ssn) override {
     const bool any_anti_affinity = ssn.open_sums().any_pod_anti_affinity;
-    ssn.hooks.predicates.push_back([any_anti_affinity](Session& s, TaskId task_id, NodeId node_id, std::string* why) {
-      const model::Task& task = s.state.tasks[task_id];
-      const model::Node& node = s.state.nodes[node_id];
-      auto fail = [&](std::string reason) {
-        if (why) *why = std::move(reason);
-        return false;
-      };
-      if (CapacityVerdict over = s.task_on_node_over_capacity(task_id, node_id)) {
-        return fail("node does not have enough capacity: " + over->message);
-      }
-      if (std::string r = resources_type(task, node); !r.empty()) return fail(r);
-      if (task.gpu.memory_mib > 0 && !node.gpu_memory_synced) {
-        return fail("node is not a gpu node or its gpu memory label is missing");
-      }
-      if (!enough_pod_slots(s, task, node)) return fail("node(s) exceed max pod count");
-      if (node.unschedulable) return fail("node(s) were unschedulable");
-      if (!node.conditions_ok) return fail("node(s) were not ready");
-      if (std::string r = k8s_filters(task, node); !r.empty()) return fail(r);
-      if (std::string r = pod_affinity_filter(s, task, node, any_anti_affinity); !r.empty()) return fail(r);
-      return true;
-    });
+    ssn.hooks.predicates.push_back(
+        [any_anti_affinity](Session& s, TaskId task_id, NodeId node_id, std::string* why) {
+          const model::Task& task = s.state.tasks[task_id];
+          const model::Node& node = s.state.nodes[node_id];
+          auto fail = [&](std::string reason) {
+            if (why) *why = std::move(reason);
+            return false;
+          };
+          if (CapacityVerdict over = s.task_on_node_over_capacity(task_id, node_id)) {
+            return fail("node does not have enough capacity: " + over->message);
+          }
+          if (std::string r = resources_type(task, node); !r.empty()) return fail(r);
+          if (task.gpu.memory_mib > 0 && !node.gpu_memory_synced) {
+            return fail("node is not a gpu node or its gpu memory label is missing");
+          }
+          if (!enough_pod_slots(s, task, node)) return fail("node(s) exceed max pod count");
+          if (node.unschedulable) return fail("node(s) were unschedulable");
+          if (!node.conditions_ok) return fail("node(s) were not ready");
+          if (std::string r = k8s_filters(task, node); !r.empty()) return fail(r);
+          if (std::string r = pod_affinity_filter(s, task, node, any_anti_affinity); !r.empty())
+            return fail(r);
+          return true;
+        });
   }
 };
 
 }  // namespace
 
-std::unique_ptr<Plugin> make_predicates(const model::PluginOption&) { return std::make_unique<Predicates>(); }
+std::unique_ptr<Plugin> make_predicates(const model::PluginOption&) {
+  return std::make_unique<Predicates>();
+}
 
 }  // namespace sim::sched::plugins

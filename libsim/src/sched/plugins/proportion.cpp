@@ -4,14 +4,14 @@
 #include <cmath>
 #include <limits>
 #include <map>
-#include <unordered_map>
 #include <sstream>
+#include <unordered_map>
 
 #include "builders.hpp"
 #include "sim/core/go_json.hpp"
 #include "sim/fairshare/queue_quota.hpp"
-#include "sim/sched/framework/scenario.hpp"
 #include "sim/sched/framework/job_order.hpp"
+#include "sim/sched/framework/scenario.hpp"
 
 namespace sim::sched {
 namespace {
@@ -73,7 +73,8 @@ ResourceVec allocatable_of(const QueueShares& q) {
   return v;
 }
 
-double dominant_share(const QueueShares& q, const ResourceVec& allocated, const ResourceVec& total) {
+double dominant_share(const QueueShares& q, const ResourceVec& allocated,
+                      const ResourceVec& total) {
   double dominant = 0;
   for (Resource r : kQuotaResources) {
     double allocatable = q[r].allocatable();
@@ -105,8 +106,8 @@ std::string number(double v) { return go_json_number(v); }
 
 // The typed part of a capacity verdict (KAI's QuotaDetails): which queue, resource and numbers,
 // and whether the Queue states that resource at all (an omitted block reads as 0).
-WaitReason capacity_reason(const Session& ssn, WaitCause cause, QueueId q, Resource r, double bound, double allocated,
-                           double requested) {
+WaitReason capacity_reason(const Session& ssn, WaitCause cause, QueueId q, Resource r, double bound,
+                           double allocated, double requested) {
   WaitReason why;
   why.cause = cause;
   why.queue = ssn.state.queue_tree.uid(q);
@@ -115,12 +116,14 @@ WaitReason capacity_reason(const Session& ssn, WaitCause cause, QueueId q, Resou
   why.allocated = allocated;
   why.requested = requested;
   const model::QueueSpec& spec = ssn.state.queues[q];
-  why.stated = r == Resource::GPU ? spec.gpu.stated : r == Resource::CPU ? spec.cpu.stated : spec.memory.stated;
+  why.stated = r == Resource::GPU   ? spec.gpu.stated
+               : r == Resource::CPU ? spec.cpu.stated
+                                    : spec.memory.stated;
   return why;
 }
 
-CapacityVerdict check_capacity(const Session& ssn, const Shares& queues, JobId job_id, const ResourceVec& requested,
-                               bool limits, bool quota) {
+CapacityVerdict check_capacity(const Session& ssn, const Shares& queues, JobId job_id,
+                               const ResourceVec& requested, bool limits, bool quota) {
   const model::Job& job = ssn.state.jobs[job_id];
   if (limits) {
     for (QueueId q = job.queue; q.valid(); q = ssn.state.queue_tree.parent(q)) {
@@ -129,10 +132,11 @@ CapacityVerdict check_capacity(const Session& ssn, const Shares& queues, JobId j
         const double want = at(requested, r);
         if (s.max_allowed == kUnlimited || want == 0) continue;
         if (s.max_allowed < s.allocated + want) {
-          WaitReason why = capacity_reason(ssn, WaitCause::OverLimit, q, r, s.max_allowed, s.allocated, want);
-          why.message = "OverLimit: queue " + why.queue + " would exceed its " + std::string(resource_name(r)) +
-                        " limit (limit " + number(s.max_allowed) + ", allocated " + number(s.allocated) +
-                        ", requested " + number(want) + ")";
+          WaitReason why =
+              capacity_reason(ssn, WaitCause::OverLimit, q, r, s.max_allowed, s.allocated, want);
+          why.message = "OverLimit: queue " + why.queue + " would exceed its " +
+                        std::string(resource_name(r)) + " limit (limit " + number(s.max_allowed) +
+                        ", allocated " + number(s.allocated) + ", requested " + number(want) + ")";
           return why;
         }
       }
@@ -145,12 +149,12 @@ CapacityVerdict check_capacity(const Session& ssn, const Shares& queues, JobId j
         const double want = at(requested, r);
         if (s.deserved == kUnlimited || want == 0) continue;
         if (s.deserved < s.allocated_not_preemptible + want) {
-          WaitReason why = capacity_reason(ssn, WaitCause::NonPreemptibleOverQuota, q, r, s.deserved,
-                                           s.allocated_not_preemptible, want);
-          why.message = "NonPreemptibleOverQuota: non-preemptible job would take queue " + why.queue + " over its " +
-                        std::string(resource_name(r)) + " quota (quota " + number(s.deserved) +
-                        ", allocated non-preemptible " + number(s.allocated_not_preemptible) + ", requested " +
-                        number(want) + ")";
+          WaitReason why = capacity_reason(ssn, WaitCause::NonPreemptibleOverQuota, q, r,
+                                           s.deserved, s.allocated_not_preemptible, want);
+          why.message = "NonPreemptibleOverQuota: non-preemptible job would take queue " +
+                        why.queue + " over its " + std::string(resource_name(r)) +
+                        " quota (quota " + number(s.deserved) + ", allocated non-preemptible " +
+                        number(s.allocated_not_preemptible) + ", requested " + number(want) + ")";
           return why;
         }
       }
@@ -167,7 +171,8 @@ ResourceVec required_quota(const Session& ssn, const std::vector<TaskId>& tasks)
     at(q, Resource::CPU) += at(t.request, Resource::CPU);
     at(q, Resource::MEMORY) += at(t.request, Resource::MEMORY);
     if (t.is_gpu_memory_request()) {
-      if (ssn.state.max_node_gpu_memory_mib) at(q, Resource::GPU) += t.gpu.memory_as_fraction(*ssn.state.max_node_gpu_memory_mib);
+      if (ssn.state.max_node_gpu_memory_mib)
+        at(q, Resource::GPU) += t.gpu.memory_as_fraction(*ssn.state.max_node_gpu_memory_mib);
     } else {
       at(q, Resource::GPU) += at(request_quantities(t, std::nullopt), Resource::GPU);
     }
@@ -176,8 +181,9 @@ ResourceVec required_quota(const Session& ssn, const std::vector<TaskId>& tasks)
 }
 
 // GetQueueOrderResult: negative = `left` first, positive = `right` first (never 0).
-int queue_order(const Session& ssn, const Shares& queues, const ResourceVec& total, QueueId left, QueueId right,
-                const JobView* left_job, const JobView* right_job, const std::vector<const JobView*>& left_victims,
+int queue_order(const Session& ssn, const Shares& queues, const ResourceVec& total, QueueId left,
+                QueueId right, const JobView* left_job, const JobView* right_job,
+                const std::vector<const JobView*>& left_victims,
                 const std::vector<const JobView*>& right_victims) {
   const QueueShares& l = queues[left];
   const QueueShares& r = queues[right];
@@ -202,7 +208,8 @@ int queue_order(const Session& ssn, const Shares& queues, const ResourceVec& tot
   const bool l_violates = violates(l, l_with), r_violates = violates(r, r_with);
   if (l_violates != r_violates) return sign(!l_violates);
 
-  auto share_with_job = [&](const QueueShares& q, const ResourceVec& init, const std::vector<const JobView*>& victims) {
+  auto share_with_job = [&](const QueueShares& q, const ResourceVec& init,
+                            const std::vector<const JobView*>& victims) {
     ResourceVec a = allocated_of(q) + init;
     for (const JobView* v : victims) a -= job_allocated(ssn, *v);
     return dominant_share(q, a, total);
@@ -219,7 +226,8 @@ int queue_order(const Session& ssn, const Shares& queues, const ResourceVec& tot
 
   const ResourceVec l_alloc = allocatable_of(l), r_alloc = allocatable_of(r);
   // LessInAtLeastOneResource(x, y) = !LessEqual(y, x)
-  if (!less_equal_quantities(r_alloc, l_alloc) && less_equal_quantities(l_alloc, r_alloc)) return -1;
+  if (!less_equal_quantities(r_alloc, l_alloc) && less_equal_quantities(l_alloc, r_alloc))
+    return -1;
   if (!less_equal_quantities(l_alloc, r_alloc) && less_equal_quantities(r_alloc, l_alloc)) return 1;
 
   // Older queue first; equal timestamps: "right" (KAI has no further tie-break here).
@@ -228,7 +236,8 @@ int queue_order(const Session& ssn, const Shares& queues, const ResourceVec& tot
 
 // IsJobOverQueueCapacity: limit at every level, and for non-preemptible jobs quota at every
 // level, for the given tasks (GPU memory converted with the largest node GPU memory).
-CapacityVerdict job_over_capacity(const Session& ssn, const Shares& queues, JobId job, const std::vector<TaskId>& tasks) {
+CapacityVerdict job_over_capacity(const Session& ssn, const Shares& queues, JobId job,
+                                  const std::vector<TaskId>& tasks) {
   return check_capacity(ssn, queues, job, required_quota(ssn, tasks), true, true);
 }
 
@@ -239,7 +248,8 @@ CapacityVerdict non_preemptible_over_quota(const Session& ssn, const Shares& que
 }
 
 // IsTaskAllocationOnNodeOverCapacity: both rules with the task's GPU need on that node.
-CapacityVerdict task_on_node_over_capacity(const Session& ssn, const Shares& queues, TaskId task, NodeId node) {
+CapacityVerdict task_on_node_over_capacity(const Session& ssn, const Shares& queues, TaskId task,
+                                           NodeId node) {
   const ResourceVec init = ssn.state.nodes[node].required_init_quota(ssn.state.tasks[task]);
   ResourceVec requested = ResourceVec::Zero();
   for (Resource r : kQuotaResources) at(requested, r) = at(init, r);
@@ -258,7 +268,8 @@ bool can_reclaim_resources(const Session& ssn, const Shares& queues, const JobVi
 }
 
 // getLeveledQueues: the two queues where the root-to-leaf paths first differ.
-std::pair<QueueId, QueueId> leveled_queues(const model::QueueTree& tree, QueueId reclaimer, QueueId victim) {
+std::pair<QueueId, QueueId> leveled_queues(const model::QueueTree& tree, QueueId reclaimer,
+                                           QueueId victim) {
   auto path = [&](QueueId q) {
     std::vector<QueueId> p;
     for (; q.valid(); q = tree.parent(q)) p.insert(p.begin(), q);
@@ -301,7 +312,8 @@ bool reclaim_victim_allowed(const Session& ssn, const Shares& queues, const JobV
                                        ssn.state.jobs[victim].queue);
   if (!rl.valid() || !vl.valid()) return true;
   const QueueShares& v = queues[vl];
-  if (!reclaimer_fits_deserved(queues[rl], request)) return fits_maintain_fair_share(v, allocated_of(v));
+  if (!reclaimer_fits_deserved(queues[rl], request))
+    return fits_maintain_fair_share(v, allocated_of(v));
   // canBeDeservedQuotaReclaimCandidate, over the resources the reclaimer asks for.
   const std::array<bool, 3> asked = involved(request);
   bool under_deserved = false;
@@ -318,7 +330,8 @@ bool reclaim_victim_allowed(const Session& ssn, const Shares& queues, const JobV
 // quota, and the reclaimer side must not end more saturated than the siblings it took from.
 // `queues` is the queue state cloned when this reclaimer's attempt started.
 bool reclaim_scenario_valid(const Session& ssn, const Shares& queues, const JobView& reclaimer,
-                            const ResourceVec& request, const std::vector<std::pair<JobId, std::vector<TaskId>>>& victims) {
+                            const ResourceVec& request,
+                            const std::vector<std::pair<JobId, std::vector<TaskId>>>& victims) {
   const model::QueueTree& tree = ssn.state.queue_tree;
   const QueueId reclaimer_queue = ssn.state.jobs[reclaimer.id].queue;
 
@@ -328,7 +341,8 @@ bool reclaim_scenario_valid(const Session& ssn, const Shares& queues, const JobV
   std::map<std::string, QueueId> queue_by_uid;
   for (const auto& victim : victims) {
     const JobId job_id = victim.first;
-    const auto& tasks = victim.second;  // a plain reference: lambdas cannot capture bindings in clang 14
+    const auto& tasks =
+        victim.second;  // a plain reference: lambdas cannot capture bindings in clang 14
     const model::Job& job = ssn.state.jobs[job_id];
     // splitVictimTasks: per PodSet, the first minAvailable victims (in victim order) are the core,
     // the rest elastic. KAI visits the PodSets in Go map order; kaisim in tree order.
@@ -346,7 +360,8 @@ bool reclaim_scenario_valid(const Session& ssn, const Shares& queues, const JobV
       bool any = false;
       for (TaskId id : unit) {
         const model::Task& t = ssn.state.tasks[id];
-        if (ssn.config.allow_consolidating_reclaim && model::is_active_allocated(t.status)) continue;
+        if (ssn.config.allow_consolidating_reclaim && model::is_active_allocated(t.status))
+          continue;
         sum += Session::quantify_accepted(t);
         any = true;
       }
@@ -396,7 +411,8 @@ bool reclaim_scenario_valid(const Session& ssn, const Shares& queues, const JobV
   const double m = std::max(1.0, ssn.config.reclaimer_saturation_multiplier);
   for (QueueId x = reclaimer_queue; x.valid(); x = tree.parent(x)) {
     auto found = remaining.find(x);
-    const ResourceVec with_request = (found != remaining.end() ? found->second : allocated_of(queues[x])) + request;
+    const ResourceVec with_request =
+        (found != remaining.end() ? found->second : allocated_of(queues[x])) + request;
     for (const auto& [sibling, sibling_left] : remaining) {
       if (tree.parent(sibling) != tree.parent(x) || sibling == x) continue;
       std::array<bool, 3> names = involved_by_queue[sibling];
@@ -410,7 +426,8 @@ bool reclaim_scenario_valid(const Session& ssn, const Shares& queues, const JobV
         if (rx > 1 && s_fair > 0 && rx * m >= rs) return false;
       }
     }
-    if (!job.preemptible && !less_equal_quantities(non_preemptible_of(queues[x]) + request, deserved_of(queues[x]))) {
+    if (!job.preemptible &&
+        !less_equal_quantities(non_preemptible_of(queues[x]) + request, deserved_of(queues[x]))) {
       return false;
     }
   }
@@ -440,14 +457,16 @@ void ProportionPlugin::on_session_open(Session& ssn) {
   };
   h.on_allocate.push_back([charge](Session& s, const model::Task& task) { charge(s, task, 1); });
   h.on_deallocate.push_back([charge](Session& s, const model::Task& task) { charge(s, task, -1); });
-  h.queue_order.push_back([this](const Session& s, QueueId l, QueueId r, const JobView* lj, const JobView* rj,
-                                 const std::vector<const JobView*>& lv, const std::vector<const JobView*>& rv) {
+  h.queue_order.push_back([this](const Session& s, QueueId l, QueueId r, const JobView* lj,
+                                 const JobView* rj, const std::vector<const JobView*>& lv,
+                                 const std::vector<const JobView*>& rv) {
     return queue_order(s, queues, total, l, r, lj, rj, lv, rv);
   });
   h.job_over_capacity = [this](const Session& s, JobId job, const std::vector<TaskId>& tasks) {
     return sched::job_over_capacity(s, queues, job, tasks);
   };
-  h.non_preemptible_over_quota = [this](const Session& s, JobId job, const std::vector<TaskId>& tasks) {
+  h.non_preemptible_over_quota = [this](const Session& s, JobId job,
+                                        const std::vector<TaskId>& tasks) {
     return sched::non_preemptible_over_quota(s, queues, job, tasks);
   };
   h.task_on_node_over_capacity = [this](const Session& s, TaskId task, NodeId node) {
@@ -465,12 +484,14 @@ void ProportionPlugin::on_session_open(Session& ssn) {
       });
   h.reclaim_scenario_validators.push_back([this](const Session& s, const Scenario& sc) {
     ResourceVec request = ResourceVec::Zero();
-    for (TaskId t : sc.pending) request += request_quantities(s.state.tasks[t], s.state.min_node_gpu_memory_mib);
+    for (TaskId t : sc.pending)
+      request += request_quantities(s.state.tasks[t], s.state.min_node_gpu_memory_mib);
     return reclaim_scenario_valid(s, at_solution_start_, sc.preemptor, request, sc.victims);
   });
-  h.invariants.push_back([this](const Session& s, const InvariantContext& context, std::vector<std::string>& out) {
-    check_queue_sums(s, context, out);
-  });
+  h.invariants.push_back(
+      [this](const Session& s, const InvariantContext& context, std::vector<std::string>& out) {
+        check_queue_sums(s, context, out);
+      });
 }
 
 // What the plugin counts as allocated: placed pods, and pods pipelined this session (a pod
@@ -481,26 +502,31 @@ void ProportionPlugin::check_queue_sums(const Session& ssn, const InvariantConte
   IdVector<QueueId, ResourceVec> sums(state.queue_tree.size(), ResourceVec::Zero());
   for (const model::Task& t : state.tasks) {
     const bool pipelined_now = t.status == model::TaskStatus::PIPELINED &&
-                               !(t.id.index() < context.pipelined_at_open.size() && context.pipelined_at_open[t.id.index()]);
+                               !(t.id.index() < context.pipelined_at_open.size() &&
+                                 context.pipelined_at_open[t.id.index()]);
     if (!t.job.valid() || !(model::is_allocated(t.status) || pipelined_now)) continue;
     const model::Job& job = state.jobs[t.job];
     const ResourceVec amount = Session::quantify_accepted(t);
     for (QueueId q = job.queue; q.valid(); q = state.queue_tree.parent(q)) sums[q] += amount;
   }
-  auto close = [](double a, double b) { return std::abs(a - b) <= 1e-6 * std::max({1.0, std::abs(a), std::abs(b)}); };
+  auto close = [](double a, double b) {
+    return std::abs(a - b) <= 1e-6 * std::max({1.0, std::abs(a), std::abs(b)});
+  };
   for (std::size_t i = 0; i < sums.size(); ++i) {
     const QueueId q(static_cast<QueueId::value_type>(i));
     for (Resource r : kQuotaResources) {
       const double drift = ssn.copy_drift.empty() ? 0.0 : at(ssn.copy_drift[q], r);
       if (!close(queues[q][r].allocated + drift, at(sums[q], r))) {
-        out.push_back("queue " + state.queue_tree.uid(q) + ": allocated " + std::string(resource_name(r)) + " " +
-                      std::to_string(queues[q][r].allocated) + ", its pods hold " + std::to_string(at(sums[q], r)));
+        out.push_back("queue " + state.queue_tree.uid(q) + ": allocated " +
+                      std::string(resource_name(r)) + " " + std::to_string(queues[q][r].allocated) +
+                      ", its pods hold " + std::to_string(at(sums[q], r)));
       }
     }
   }
 }
 
-IdVector<QueueId, fairshare::QueueShares> proportion_queues(const model::ClusterState& state, const model::OpenSums& sums) {
+IdVector<QueueId, fairshare::QueueShares> proportion_queues(const model::ClusterState& state,
+                                                            const model::OpenSums& sums) {
   IdVector<QueueId, fairshare::QueueShares> queues = open_queue_attributes(state);
   for (std::size_t i = 0; i < queues.size(); ++i) {
     const QueueId q(static_cast<QueueId::value_type>(i));
@@ -532,7 +558,9 @@ const IdVector<QueueId, fairshare::QueueShares>* queue_shares(const Session& ssn
 }
 
 namespace plugins {
-std::unique_ptr<Plugin> make_proportion(const model::PluginOption&) { return std::make_unique<ProportionPlugin>(); }
+std::unique_ptr<Plugin> make_proportion(const model::PluginOption&) {
+  return std::make_unique<ProportionPlugin>();
+}
 }  // namespace plugins
 
 }  // namespace sim::sched

@@ -26,7 +26,8 @@ int role_first(const model::Task& a, const model::Task& b) {
 
 class RoleFirst final : public Plugin {
  public:
-  RoleFirst(const char* name, int (*order)(const model::Task&, const model::Task&)) : name_(name), order_(order) {}
+  RoleFirst(const char* name, int (*order)(const model::Task&, const model::Task&))
+      : name_(name), order_(order) {}
   std::string_view name() const override { return name_; }
   void on_session_open(Session& ssn) override { ssn.hooks.task_order.push_back(order_); }
 
@@ -41,6 +42,8 @@ std::unique_ptr<Plugin> make_kubeflow(const model::PluginOption&) {
   return std::make_unique<RoleFirst>("kubeflow", role_first<kubeflow_master>);
 }
 
-std::unique_ptr<Plugin> make_ray(const model::PluginOption&) { return std::make_unique<RoleFirst>("ray", role_first<ray_head>); }
+std::unique_ptr<Plugin> make_ray(const model::PluginOption&) {
+  return std::make_unique<RoleFirst>("ray", role_first<ray_head>);
+}
 
 }  // namespace sim::sched::plugins

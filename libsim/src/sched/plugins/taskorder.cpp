@@ -30,11 +30,17 @@ class NoOp final : public Plugin {
 
 }  // namespace
 
-std::unique_ptr<Plugin> make_taskorder(const model::PluginOption&) { return std::make_unique<TaskOrder>(); }
+std::unique_ptr<Plugin> make_taskorder(const model::PluginOption&) {
+  return std::make_unique<TaskOrder>();
+}
 
 // subgrouporder (plugins/subgrouporder): its rule, the order of a set's members by how far each
 // is from its minimum, is applied by the gang walks themselves (framework/gang.cpp subgroup_order).
-std::unique_ptr<Plugin> make_subgrouporder(const model::PluginOption& o) { return std::make_unique<NoOp>(o.name); }
-std::unique_ptr<Plugin> make_no_op(const model::PluginOption& o) { return std::make_unique<NoOp>(o.name); }
+std::unique_ptr<Plugin> make_subgrouporder(const model::PluginOption& o) {
+  return std::make_unique<NoOp>(o.name);
+}
+std::unique_ptr<Plugin> make_no_op(const model::PluginOption& o) {
+  return std::make_unique<NoOp>(o.name);
+}
 
 }  // namespace sim::sched::plugins

@@ -35,10 +35,12 @@ double available_shared_fractions(const model::Node& node) {
     if (used <= 0) continue;
     const auto allocated = node.allocated_shared_mib.find(group);
     const auto releasing = node.releasing_shared_mib.find(group);
-    const std::int64_t available = node.gpu_memory_mib -
-                                   (allocated == node.allocated_shared_mib.end() ? 0 : allocated->second) +
-                                   (releasing == node.releasing_shared_mib.end() ? 0 : releasing->second);
-    if (available > 0) total += static_cast<double>(available) / static_cast<double>(node.gpu_memory_mib);
+    const std::int64_t available =
+        node.gpu_memory_mib -
+        (allocated == node.allocated_shared_mib.end() ? 0 : allocated->second) +
+        (releasing == node.releasing_shared_mib.end() ? 0 : releasing->second);
+    if (available > 0)
+      total += static_cast<double>(available) / static_cast<double>(node.gpu_memory_mib);
   }
   return total;
 }
@@ -55,7 +57,8 @@ struct TopologyPlugin::Demand {
   std::int64_t count = 0;
   bool representative = true;
 
-  Demand(const Session& ssn, const std::vector<TaskId>& tasks) : count(static_cast<std::int64_t>(tasks.size())) {
+  Demand(const Session& ssn, const std::vector<TaskId>& tasks)
+      : count(static_cast<std::int64_t>(tasks.size())) {
     std::map<std::string, int> asking;
     int gpu_pods = 0;
     for (TaskId id : tasks) {
@@ -89,7 +92,8 @@ struct TopologyPlugin::Demand {
   // calcNodeAccommodation: how many of the largest pod fit on the node's idle and releasing room.
   std::int64_t pods_on(const model::Node& node) const {
     const bool only_a_pod = (max.head<3>() <= 0).all() && at(max, Resource::PODS) <= 1 &&
-                            std::all_of(max_scalars.begin(), max_scalars.end(), [](const auto& s) { return s.second <= 0; });
+                            std::all_of(max_scalars.begin(), max_scalars.end(),
+                                        [](const auto& s) { return s.second <= 0; });
     if (only_a_pod) return count;
     ResourceVec room = node.idle + node.releasing;
     const double gpu = at(max, Resource::GPU);
@@ -122,9 +126,10 @@ int TopologyPlugin::Tree::depth_of(const std::string& level) const {
 }
 
 void TopologyPlugin::on_session_open(Session& ssn) {
-  ssn.hooks.subset_nodes.push_back([this](const Session& s, JobId job, const SubgroupScope& scope,
-                                          const std::vector<TaskId>& tasks, const std::vector<NodeId>& nodes,
-                                          std::string& why) { return subset_nodes(s, job, scope, tasks, nodes, why); });
+  ssn.hooks.subset_nodes.push_back(
+      [this](const Session& s, JobId job, const SubgroupScope& scope,
+             const std::vector<TaskId>& tasks, const std::vector<NodeId>& nodes,
+             std::string& why) { return subset_nodes(s, job, scope, tasks, nodes, why); });
   ssn.hooks.pre_job_allocation.push_back([this](const Session&, JobId) { clear_scores(); });
   ssn.hooks.node_scorers.push_back(this);
   // initializeTopologyTree. KAI adds nodes in Go map order, which only decides the order of
@@ -132,8 +137,10 @@ void TopologyPlugin::on_session_open(Session& ssn) {
   const model::ClusterState& state = ssn.state;
   if (state.topologies.empty()) return;
   std::vector<NodeId> by_name;
-  for (std::size_t i = 0; i < state.nodes.size(); ++i) by_name.emplace_back(static_cast<NodeId::value_type>(i));
-  std::sort(by_name.begin(), by_name.end(), [&](NodeId a, NodeId b) { return state.nodes[a].name < state.nodes[b].name; });
+  for (std::size_t i = 0; i < state.nodes.size(); ++i)
+    by_name.emplace_back(static_cast<NodeId::value_type>(i));
+  std::sort(by_name.begin(), by_name.end(),
+            [&](NodeId a, NodeId b) { return state.nodes[a].name < state.nodes[b].name; });
   for (const model::Topology& topology : state.topologies) {
     Tree tree;
     tree.topology = &topology;
@@ -160,7 +167,8 @@ void TopologyPlugin::add_node(Tree& tree, const model::Node& node, NodeId id) {
   for (std::size_t l = 0; l < levels.size(); ++l) {
     domain_id += (l ? "." : "") + node.labels.at(levels[l]);
     const int depth = static_cast<int>(l) + 1;
-    auto [entry, added] = tree.by_id[at(depth)].try_emplace(domain_id, static_cast<int>(tree.domains.size()));
+    auto [entry, added] =
+        tree.by_id[at(depth)].try_emplace(domain_id, static_cast<int>(tree.domains.size()));
     const int found = entry->second;
     if (added) {
       tree.domains.push_back(Domain{domain_id, depth, {}, {}, -1, ResourceVec::Zero(), {}});
@@ -197,12 +205,14 @@ void TopologyPlugin::sum_free(Tree& tree, int index, const Session& ssn) {
 }
 
 // calcSubTreeAllocatable: pods of the largest size that fit, summed up from the lowest level.
-std::int64_t TopologyPlugin::count_pods(Tree& tree, int index, const Session& ssn, const Demand& demand) {
+std::int64_t TopologyPlugin::count_pods(Tree& tree, int index, const Session& ssn,
+                                        const Demand& demand) {
   std::int64_t total = 0;
   if (tree.domains[at(index)].children.empty()) {
     for (NodeId n : tree.domains[at(index)].nodes) total += demand.pods_on(ssn.state.nodes[n]);
   } else {
-    for (int child : std::vector<int>(tree.domains[at(index)].children)) total += count_pods(tree, child, ssn, demand);
+    for (int child : std::vector<int>(tree.domains[at(index)].children))
+      total += count_pods(tree, child, ssn, demand);
   }
   tree.domains[at(index)].allocatable_pods = total;
   return total;
@@ -219,7 +229,8 @@ bool TopologyPlugin::fits(const Tree& tree, int index, const Demand& demand) con
 void TopologyPlugin::sort_children(Tree& tree, int index, int max_depth, const Demand& demand) {
   std::vector<int>& kids = tree.domains[at(index)].children;
   std::vector<std::pair<double, int>> keyed;
-  for (int k : kids) keyed.emplace_back(demand.ratio(tree.domains[at(k)].free, tree.domains[at(k)].free_scalars), k);
+  for (int k : kids)
+    keyed.emplace_back(demand.ratio(tree.domains[at(k)].free, tree.domains[at(k)].free_scalars), k);
   std::sort(keyed.begin(), keyed.end(), [&](const auto& a, const auto& b) {
     if (a.first != b.first) return a.first > b.first;
     return tree.domains[at(a.second)].id < tree.domains[at(b.second)].id;
@@ -246,7 +257,8 @@ std::optional<std::vector<std::vector<NodeId>>> TopologyPlugin::subset_nodes(
     const std::vector<NodeId>& nodes, std::string& why) {
   const model::TopologyConstraint& c = scope.constraint;
   if (c.empty()) return std::vector<std::vector<NodeId>>{nodes};
-  auto found = std::find_if(trees_.begin(), trees_.end(), [&](const Tree& t) { return t.topology->name == c.topology; });
+  auto found = std::find_if(trees_.begin(), trees_.end(),
+                            [&](const Tree& t) { return t.topology->name == c.topology; });
   if (found == trees_.end()) {
     why = "Requested topology " + c.topology + " does not exist";
     return std::vector<std::vector<NodeId>>{};
@@ -279,7 +291,8 @@ std::optional<std::vector<std::vector<NodeId>>> TopologyPlugin::subset_nodes(
     if (!all_match || value.empty()) break;
     joined += (depth > 1 ? "." : "") + value;
     auto at_depth = tree.by_id[at(depth)].find(joined);
-    if (at_depth == tree.by_id[at(depth)].end()) return std::nullopt;  // "domain not found": KAI logs it
+    if (at_depth == tree.by_id[at(depth)].end())
+      return std::nullopt;  // "domain not found": KAI logs it
     domain = at_depth->second;
     if (label == c.preferred_level) break;
   }
@@ -293,11 +306,14 @@ std::optional<std::vector<std::vector<NodeId>>> TopologyPlugin::subset_nodes(
   const Demand demand(ssn, tasks);
   if (demand.representative) count_pods(tree, domain, ssn, demand);
 
-  const std::string subject = "job <" + ssn.state.jobs[job].ns + "/" + ssn.state.jobs[job].name + ">" +
-                              (scope.name.empty() || scope.name == "default" ? "" : ", subgroup " + scope.name);
-  const std::string unmet = "topology " + c.topology + ", requirement " + c.required_level + " couldn't be satisfied for " + subject;
+  const std::string subject =
+      "job <" + ssn.state.jobs[job].ns + "/" + ssn.state.jobs[job].name + ">" +
+      (scope.name.empty() || scope.name == "default" ? "" : ", subgroup " + scope.name);
+  const std::string unmet = "topology " + c.topology + ", requirement " + c.required_level +
+                            " couldn't be satisfied for " + subject;
   if (!fits(tree, domain, demand)) {
-    why = unmet + ": not enough resources in " + (domain == 0 ? "the cluster" : tree.domains[at(domain)].id) + " to allocate the job";
+    why = unmet + ": not enough resources in " +
+          (domain == 0 ? "the cluster" : tree.domains[at(domain)].id) + " to allocate the job";
     return std::vector<std::vector<NodeId>>{};
   }
 
@@ -310,7 +326,9 @@ std::optional<std::vector<std::vector<NodeId>>> TopologyPlugin::subset_nodes(
     scores.clear();
     const std::vector<int> ordered = level_domains(tree, domain, preferred);
     for (std::size_t i = 0; i < ordered.size(); ++i) {
-      const double score = std::floor(static_cast<double>(i + 1) / static_cast<double>(ordered.size()) * 10) * kTopologyScore;
+      const double score =
+          std::floor(static_cast<double>(i + 1) / static_cast<double>(ordered.size()) * 10) *
+          kTopologyScore;
       for (NodeId n : tree.domains[at(ordered[i])].nodes) scores[n] = score;
     }
   }
@@ -318,16 +336,19 @@ std::optional<std::vector<std::vector<NodeId>>> TopologyPlugin::subset_nodes(
   // calculateRelevantDomainLevels: from the preferred level (or the required one) up to the
   // required level (or the root).
   // A level the topology lacks, or no level at all: KAI logs the error and places nothing.
-  const std::string owner = scope.name == "default" ? "workload" : "sub-group " + scope.name;  // the root set is ""
+  const std::string owner =
+      scope.name == "default" ? "workload" : "sub-group " + scope.name;  // the root set is ""
   for (const auto& [level, depth, kind] : {std::tuple(c.required_level, required, "required"),
                                            std::tuple(c.preferred_level, preferred, "preferred")}) {
     if (level.empty() || depth >= 0) continue;
     why = "topology constraint error: " + owner + " specified '" + level + "' as the " + kind +
-          " topology constraint level, but the topology tree '" + c.topology + "' does not contain a level with this name";
+          " topology constraint level, but the topology tree '" + c.topology +
+          "' does not contain a level with this name";
     return std::nullopt;
   }
   if (c.required_level.empty() && c.preferred_level.empty()) {
-    why = "no topology constraints were found for subgroup " + scope.name + ", with topology name " + c.topology;
+    why = "no topology constraints were found for subgroup " + scope.name +
+          ", with topology name " + c.topology;
     return std::nullopt;
   }
   const int lowest = preferred >= 0 ? preferred : required;
@@ -341,7 +362,9 @@ std::optional<std::vector<std::vector<NodeId>>> TopologyPlugin::subset_nodes(
     for (TaskId t : ssn.state.jobs[job].tasks) {
       const model::Task& task = ssn.state.tasks[t];
       if (!model::is_active_allocated(task.status) || !task.node.valid()) continue;
-      if (std::find(scope.pod_sets.begin(), scope.pod_sets.end(), task.pod_set) == scope.pod_sets.end()) continue;
+      if (std::find(scope.pod_sets.begin(), scope.pod_sets.end(), task.pod_set) ==
+          scope.pod_sets.end())
+        continue;
       const std::vector<int>& p = tree.path[task.node.index()];
       holding.push_back(p.empty() ? -1 : p[at(required)]);
     }
@@ -387,13 +410,15 @@ std::optional<std::vector<std::vector<NodeId>>> TopologyPlugin::subset_nodes(
   return sets;
 }
 
-std::optional<double> TopologyPlugin::node_score(const Session& ssn, const model::Task& task, NodeId node) const {
+std::optional<double> TopologyPlugin::node_score(const Session& ssn, const model::Task& task,
+                                                 NodeId node) const {
   if (scores_.empty() || task.pod_set < 0) return 0.0;
   const model::SubGroupTree& groups = *ssn.state.jobs[task.job].groups;
   // getRelevantNodeScores: the PodSet's, else the nearest ancestor's, by name.
   const model::PodSet& pod_set = groups.pod_sets[at(task.pod_set)];
   auto found = scores_.find(pod_set.name);
-  for (int set = pod_set.parent; found == scores_.end() && set >= 0; set = groups.sets[at(set)].parent) {
+  for (int set = pod_set.parent; found == scores_.end() && set >= 0;
+       set = groups.sets[at(set)].parent) {
     found = scores_.find(groups.sets[at(set)].name);
   }
   if (found == scores_.end()) return 0.0;
@@ -402,8 +427,8 @@ std::optional<double> TopologyPlugin::node_score(const Session& ssn, const model
   return score->second;
 }
 
-void TopologyPlugin::score(Session& ssn, TaskId task_id, const std::vector<NodeId>& nodes, std::vector<double>& scores,
-                           std::vector<char>& dropped) {
+void TopologyPlugin::score(Session& ssn, TaskId task_id, const std::vector<NodeId>& nodes,
+                           std::vector<double>& scores, std::vector<char>& dropped) {
   if (scores_.empty()) return;  // no preferred level in this job: every node scores 0
   const model::Task& task = ssn.state.tasks[task_id];
   for (std::size_t i = 0; i < nodes.size(); ++i) {
@@ -417,7 +442,9 @@ void TopologyPlugin::score(Session& ssn, TaskId task_id, const std::vector<NodeI
 }
 
 namespace plugins {
-std::unique_ptr<Plugin> make_topology(const model::PluginOption&) { return std::make_unique<TopologyPlugin>(); }
+std::unique_ptr<Plugin> make_topology(const model::PluginOption&) {
+  return std::make_unique<TopologyPlugin>();
+}
 }  // namespace plugins
 
 }  // namespace sim::sched

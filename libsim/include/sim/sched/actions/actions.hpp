@@ -11,8 +11,8 @@ namespace sim::sched {
 /// AllocateJob (actions/common/allocate.go): the job's next tasks (gang block or one elastic
 /// pod) placed one by one in task order on the best fitting node; all or nothing.
 /// `pipeline_only` is the simulation mode of reclaim/preempt/consolidation.
-bool allocate_job(Session& ssn, Statement& stmt, const std::vector<NodeId>& nodes, const JobView& job,
-                  bool pipeline_only);
+bool allocate_job(Session& ssn, Statement& stmt, const std::vector<NodeId>& nodes,
+                  const JobView& job, bool pipeline_only);
 
 void run_allocate(Session& ssn);
 void run_reclaim(Session& ssn);

@@ -40,8 +40,9 @@ class JobSolver {
     std::vector<TaskId> victim_tasks;
     std::vector<JobView> victim_jobs;
   };
-  Probe probe(const JobView& job, const std::vector<TaskId>& to_allocate, std::size_t k, int generator,
-              const std::vector<TaskId>& recorded_tasks, const std::vector<JobView>& recorded_jobs);
+  Probe probe(const JobView& job, const std::vector<TaskId>& to_allocate, std::size_t k,
+              int generator, const std::vector<TaskId>& recorded_tasks,
+              const std::vector<JobView>& recorded_jobs);
   Probe solve_scenario(const Scenario& scenario, std::vector<NodeId>& feasible);
 
   Session& ssn_;

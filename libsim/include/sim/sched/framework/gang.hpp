@@ -22,8 +22,10 @@ JobView full_view(const Session& ssn, JobId job);
 /// Per-PodSet pod counts of a view (pods of an unknown subgroup are in none).
 struct PodSetCounts {
   std::vector<std::int64_t> active_allocated, active_used, alive, gated, all;
-  PodSetCounts(const Session& ssn, const JobView& job) : PodSetCounts(ssn, job.tasks, *job.groups) {}
-  PodSetCounts(const Session& ssn, const std::vector<TaskId>& tasks, const model::SubGroupTree& groups);
+  PodSetCounts(const Session& ssn, const JobView& job)
+      : PodSetCounts(ssn, job.tasks, *job.groups) {}
+  PodSetCounts(const Session& ssn, const std::vector<TaskId>& tasks,
+               const model::SubGroupTree& groups);
 };
 
 /// Pods of the view in Allocated, Pipelined, Binding, Bound or Running status.

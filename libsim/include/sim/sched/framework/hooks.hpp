@@ -29,8 +29,8 @@ class NodeScorer {
   virtual ~NodeScorer() = default;
   /// Adds the plugin's score of each node in `nodes` to `scores` (same positions); sets
   /// `dropped[i]` for a node it cannot score (KAI's scoreNodes then leaves the node out).
-  virtual void score(Session& ssn, TaskId task, const std::vector<NodeId>& nodes, std::vector<double>& scores,
-                     std::vector<char>& dropped) = 0;
+  virtual void score(Session& ssn, TaskId task, const std::vector<NodeId>& nodes,
+                     std::vector<double>& scores, std::vector<char>& dropped) = 0;
 };
 
 /// A subgroup as SubsetNodesFn sees it: its name, its topology constraint, and the PodSets under
@@ -53,13 +53,16 @@ struct SessionHooks {
   // --- orders (first list entry with an opinion decides; else the framework's fallback) ---
   /// JobOrderFn: negative = `a` first, positive = `b` first, 0 = no opinion; given the views and
   /// their jobs. Plain functions: the job heaps call them at every comparison.
-  std::vector<int (*)(const Session&, const model::Job&, const model::Job&, const JobView&, const JobView&)> job_order;
+  std::vector<int (*)(const Session&, const model::Job&, const model::Job&, const JobView&,
+                      const JobView&)>
+      job_order;
   /// TaskOrderFn, as job_order.
   std::vector<int (*)(const model::Task&, const model::Task&)> task_order;
   /// QueueOrderFn, as job_order: the best pending jobs of each side (null in victim mode) and the
   /// jobs already taken from each side as victims.
-  std::vector<std::function<int(const Session&, QueueId, QueueId, const JobView*, const JobView*,
-                                const std::vector<const JobView*>&, const std::vector<const JobView*>&)>>
+  std::vector<
+      std::function<int(const Session&, QueueId, QueueId, const JobView*, const JobView*,
+                        const std::vector<const JobView*>&, const std::vector<const JobView*>&)>>
       queue_order;
 
   // --- predicates ---
@@ -70,7 +73,8 @@ struct SessionHooks {
   std::vector<std::function<bool(Session&, TaskId, NodeId, std::string* why)>> predicates;
   /// GetNumaPlacement: whether the kubelet would admit the task on the node, and the zones it
   /// would take (one plugin; none: admitted, no zones).
-  std::function<bool(const Session&, const model::Task&, const model::Node&, std::vector<model::ZoneAmounts>*)>
+  std::function<bool(const Session&, const model::Task&, const model::Node&,
+                     std::vector<model::ZoneAmounts>*)>
       numa_placement;
 
   // --- scores ---
@@ -78,12 +82,15 @@ struct SessionHooks {
   /// these belong to.
   std::vector<NodeScorer*> node_scorers;
   /// GpuOrderFn: a candidate GPU's score (summed); nullopt = an error, the GPU is left out.
-  std::vector<std::function<std::optional<double>(const model::Node&, const model::Task&, const std::string& gpu)>>
+  std::vector<std::function<std::optional<double>(const model::Node&, const model::Task&,
+                                                  const std::string& gpu)>>
       gpu_order;
 
   // --- capacity (the first plugin's answer; none: within capacity) ---
-  std::function<CapacityVerdict(const Session&, JobId, const std::vector<TaskId>&)> job_over_capacity;
-  std::function<CapacityVerdict(const Session&, JobId, const std::vector<TaskId>&)> non_preemptible_over_quota;
+  std::function<CapacityVerdict(const Session&, JobId, const std::vector<TaskId>&)>
+      job_over_capacity;
+  std::function<CapacityVerdict(const Session&, JobId, const std::vector<TaskId>&)>
+      non_preemptible_over_quota;
   std::function<CapacityVerdict(const Session&, TaskId, NodeId)> task_on_node_over_capacity;
 
   // --- victims (reclaim, preempt) ---
@@ -93,11 +100,12 @@ struct SessionHooks {
   std::vector<std::function<void(const Session&)>> on_job_solution_start;
   /// VictimFilterFn of reclaim: may `victim` lose pods to the reclaimer (all must agree).
   /// `reclaimer_request` is the reclaimer's next pods' request, worked out once per victim queue.
-  std::vector<std::function<bool(const Session&, const JobView& reclaimer, const ResourceVec& reclaimer_request,
-                                 JobId victim)>>
+  std::vector<std::function<bool(const Session&, const JobView& reclaimer,
+                                 const ResourceVec& reclaimer_request, JobId victim)>>
       reclaim_victim_filters;
   /// VictimFilterFn of preempt: may `victim` lose pods to `preemptor` (all must agree).
-  std::vector<std::function<bool(const Session&, const JobView& preemptor, JobId victim)>> preempt_victim_filters;
+  std::vector<std::function<bool(const Session&, const JobView& preemptor, JobId victim)>>
+      preempt_victim_filters;
   /// ScenarioValidatorFn of reclaim and of preempt: is this victim set acceptable (all must agree).
   std::vector<std::function<bool(const Session&, const Scenario&)>> reclaim_scenario_validators,
       preempt_scenario_validators;
@@ -106,15 +114,17 @@ struct SessionHooks {
   /// SubsetNodesFn: splits each node set into the sets to try in order; `why` gets a reason when a
   /// split leaves none; nullopt on a configuration error, which fails the allocation.
   std::vector<std::function<std::optional<std::vector<std::vector<NodeId>>>(
-      const Session&, JobId, const SubgroupScope&, const std::vector<TaskId>&, const std::vector<NodeId>&,
-      std::string& why)>>
+      const Session&, JobId, const SubgroupScope&, const std::vector<TaskId>&,
+      const std::vector<NodeId>&, std::string& why)>>
       subset_nodes;
   /// PreJobAllocationFn: before AllocateJob places a job.
   std::vector<std::function<void(const Session&, JobId)>> pre_job_allocation;
 
   // --- checks (Debug and sanitizer builds) ---
   /// What of the plugin's own books does not hold now, one line each.
-  std::vector<std::function<void(const Session&, const InvariantContext&, std::vector<std::string>&)>> invariants;
+  std::vector<
+      std::function<void(const Session&, const InvariantContext&, std::vector<std::string>&)>>
+      invariants;
 };
 
 }  // namespace sim::sched

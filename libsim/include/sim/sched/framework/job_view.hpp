@@ -9,9 +9,8 @@
 #include <vector>
 
 #include "sim/core/resource_vec.hpp"
-
-#include "sim/model/task.hpp"
 #include "sim/model/subgroups.hpp"
+#include "sim/model/task.hpp"
 
 namespace sim::sched {
 

@@ -21,7 +21,8 @@ bool fitting_node(Session& ssn, TaskId task, NodeId node, std::string* why = nul
 /// few, so they are sorted a few at a time as the caller asks for more.
 class NodeOrder {
  public:
-  NodeOrder(std::vector<std::pair<double, NodeId>> scored, const std::vector<std::uint32_t>& name_ranks)
+  NodeOrder(std::vector<std::pair<double, NodeId>> scored,
+            const std::vector<std::uint32_t>& name_ranks)
       : scored_(std::move(scored)), ranks_(&name_ranks) {}
   /// The next node, or false when every node was handed out.
   bool next(NodeId& node);
@@ -45,7 +46,8 @@ NodeOrder ordered_nodes(Session& ssn, TaskId task, const std::vector<NodeId>& no
 /// Candidate GPUs for a fraction task on a node, best first by GpuOrderFn: in-use groups it fits,
 /// then one "whole GPU" marker per idle or releasing whole GPU, at most as many as the task's
 /// devices.
-std::vector<std::string> fitting_gpus(const Session& ssn, const model::Node& node, const model::Task& task);
+std::vector<std::string> fitting_gpus(const Session& ssn, const model::Node& node,
+                                      const model::Task& task);
 
 /// The marker fitting_gpus() uses for "a new whole GPU" (pod_info.WholeGpuIndicator).
 inline constexpr const char* kWholeGpu = "-2";
@@ -57,7 +59,8 @@ struct GpuChoice {
 };
 
 /// GetNodePreferableGpuForSharing; nullopt when fewer than `count` devices are available.
-std::optional<GpuChoice> preferable_gpus(Session& ssn, const model::Node& node, const model::Task& task,
-                                         bool pipeline_only, bool assign_new_ids);
+std::optional<GpuChoice> preferable_gpus(Session& ssn, const model::Node& node,
+                                         const model::Task& task, bool pipeline_only,
+                                         bool assign_new_ids);
 
 }  // namespace sim::sched

@@ -23,11 +23,11 @@ class NodeMisses {
 
  private:
   int nodes_ = 0;
-  int short_gpu_ = 0;    // nodes short of GPU (whole devices, or memory on one device)
-  int short_other_ = 0;  // nodes short of another resource only
-  int ruled_out_ = 0;    // nodes a predicate refused
-  std::string other_resource_;            // the first other resource found short
-  std::optional<WaitReason> capacity_;    // a queue limit on a node (predicates' capacity check)
+  int short_gpu_ = 0;           // nodes short of GPU (whole devices, or memory on one device)
+  int short_other_ = 0;         // nodes short of another resource only
+  int ruled_out_ = 0;           // nodes a predicate refused
+  std::string other_resource_;  // the first other resource found short
+  std::optional<WaitReason> capacity_;  // a queue limit on a node (predicates' capacity check)
   double requested_ = 0, largest_free_ = 0, total_free_ = 0;
 };
 

@@ -32,11 +32,14 @@ using PluginBuilder = std::function<std::unique_ptr<Plugin>(const model::PluginO
 
 class PluginRegistry {
  public:
-  void add(std::string name, PluginBuilder builder) { builders_[std::move(name)] = std::move(builder); }
+  void add(std::string name, PluginBuilder builder) {
+    builders_[std::move(name)] = std::move(builder);
+  }
   /// The plugin of that entry, or nullptr for a name nobody registered (KAI logs and skips it).
   std::unique_ptr<Plugin> build(const model::PluginOption& option) const;
   /// The plugins of a list, in its order.
-  std::vector<std::unique_ptr<Plugin>> build_all(const std::vector<model::PluginOption>& list) const;
+  std::vector<std::unique_ptr<Plugin>> build_all(
+      const std::vector<model::PluginOption>& list) const;
 
  private:
   std::map<std::string, PluginBuilder, std::less<>> builders_;

@@ -13,11 +13,11 @@
 namespace sim::sched {
 
 struct Scenario {
-  JobView preemptor;                 ///< the probe's partial job
-  std::vector<TaskId> pending;       ///< the pods to place
+  JobView preemptor;                   ///< the probe's partial job
+  std::vector<TaskId> pending;         ///< the pods to place
   std::vector<JobView> recorded_jobs;  ///< victims of the last solved probe (forced in)
   std::vector<TaskId> recorded_tasks;
-  std::vector<TaskId> potential;     ///< victims added by this scenario, in order
+  std::vector<TaskId> potential;  ///< victims added by this scenario, in order
   /// Victim pods per job, in order of appearance (recorded and potential).
   std::vector<std::pair<JobId, std::vector<TaskId>>> victims;
   /// Slices ("task groups") per victim job.
@@ -25,7 +25,8 @@ struct Scenario {
   std::map<NodeId, std::vector<JobId>> potential_jobs_by_node;
   std::unordered_map<JobId, std::size_t> victim_index;  ///< position of a job in `victims`
 
-  Scenario(const Session& ssn, JobView preemptor, std::vector<TaskId> pending, std::vector<JobView> recorded);
+  Scenario(const Session& ssn, JobView preemptor, std::vector<TaskId> pending,
+           std::vector<JobView> recorded);
   void add_potential(const Session& ssn, const std::vector<TaskId>& tasks);
 
  private:

@@ -106,12 +106,14 @@ class Session {
   CapacityVerdict task_on_node_over_capacity(TaskId task, NodeId node) const;
   bool can_reclaim_resources(const JobView& reclaimer) const;
   void on_job_solution_start() const;
-  bool reclaim_victim_allowed(const JobView& reclaimer, const ResourceVec& reclaimer_request, JobId victim) const;
+  bool reclaim_victim_allowed(const JobView& reclaimer, const ResourceVec& reclaimer_request,
+                              JobId victim) const;
   bool reclaim_scenario_valid(const Scenario& scenario) const;
   bool preempt_victim_allowed(const JobView& preemptor, JobId victim) const;
   bool preempt_scenario_valid(const Scenario& scenario) const;
   /// SubsetNodesFn over every plugin's split; one set (`nodes`) when no plugin splits.
-  std::optional<std::vector<std::vector<NodeId>>> subset_nodes(JobId job, const SubgroupScope& scope,
+  std::optional<std::vector<std::vector<NodeId>>> subset_nodes(JobId job,
+                                                               const SubgroupScope& scope,
                                                                const std::vector<TaskId>& tasks,
                                                                const std::vector<NodeId>& nodes,
                                                                std::string& why) const;
@@ -148,8 +150,8 @@ class Session {
   std::vector<std::unique_ptr<Plugin>> plugins_;
   model::OpenSums sums_;
   std::vector<JobId> jobs_by_name_;
-  std::vector<char> may_pend_;  // by job index
-  std::vector<char> may_stale_;  // by job index
+  std::vector<char> may_pend_;             // by job index
+  std::vector<char> may_stale_;            // by job index
   std::vector<std::uint32_t> node_ranks_;  // by node index; empty until asked
 };
 

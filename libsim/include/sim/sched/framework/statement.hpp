@@ -55,8 +55,14 @@ class Statement {
     Op(Kind k, TaskId t) : kind(k), task(t) {}
     /// Records what an eviction or a pipelining changes on the task, for its undo.
     Op(Kind k, const model::Task& t)
-        : kind(k), task(t.id), previous_status(t.status), previous_node(t.node), previous_groups(t.gpu_groups),
-          previous_numa(t.numa_placement), previous_claims(t.claim_memory), previous_virtual(t.virtual_status) {}
+        : kind(k),
+          task(t.id),
+          previous_status(t.status),
+          previous_node(t.node),
+          previous_groups(t.gpu_groups),
+          previous_numa(t.numa_placement),
+          previous_claims(t.claim_memory),
+          previous_virtual(t.virtual_status) {}
     Kind kind;
     TaskId task;
     model::TaskStatus previous_status = model::TaskStatus::PENDING;

@@ -23,7 +23,8 @@ class ProportionPlugin final : public Plugin {
   ResourceVec total = ResourceVec::Zero();  ///< capacity divided by the fair share
 
  private:
-  void check_queue_sums(const Session& ssn, const InvariantContext& context, std::vector<std::string>& out) const;
+  void check_queue_sums(const Session& ssn, const InvariantContext& context,
+                        std::vector<std::string>& out) const;
   IdVector<QueueId, fairshare::QueueShares> at_solution_start_;  ///< OnJobSolutionStart's clone
 };
 
@@ -34,6 +35,7 @@ const IdVector<QueueId, fairshare::QueueShares>* queue_shares(const Session& ssn
 /// and weight from each Queue, and its historical usage.
 IdVector<QueueId, fairshare::QueueShares> open_queue_attributes(const model::ClusterState& state);
 /// The attributes a session opens with: those, the pods' usage from `sums`, and the fair share.
-IdVector<QueueId, fairshare::QueueShares> proportion_queues(const model::ClusterState& state, const model::OpenSums& sums);
+IdVector<QueueId, fairshare::QueueShares> proportion_queues(const model::ClusterState& state,
+                                                            const model::OpenSums& sums);
 
 }  // namespace sim::sched

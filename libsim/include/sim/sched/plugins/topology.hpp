@@ -26,15 +26,17 @@ class TopologyPlugin final : public Plugin, public NodeScorer {
   void on_session_open(Session& ssn) override;
   /// NodeOrderFn over the nodes offered to a task: node_score() each; a node it cannot score is
   /// dropped.
-  void score(Session& ssn, TaskId task, const std::vector<NodeId>& nodes, std::vector<double>& scores,
-             std::vector<char>& dropped) override;
+  void score(Session& ssn, TaskId task, const std::vector<NodeId>& nodes,
+             std::vector<double>& scores, std::vector<char>& dropped) override;
 
   /// subSetNodesFn: the node sets to try in order for `tasks` of `scope` within `nodes`. One set
   /// (`nodes`) without a constraint; none when no domain can hold the pods (`why` says why);
   /// nullopt on a configuration error (an unknown level), which fails the allocation.
-  std::optional<std::vector<std::vector<NodeId>>> subset_nodes(const Session& ssn, JobId job, const SubgroupScope& scope,
+  std::optional<std::vector<std::vector<NodeId>>> subset_nodes(const Session& ssn, JobId job,
+                                                               const SubgroupScope& scope,
                                                                const std::vector<TaskId>& tasks,
-                                                               const std::vector<NodeId>& nodes, std::string& why);
+                                                               const std::vector<NodeId>& nodes,
+                                                               std::string& why);
 
   /// preJobAllocationFn: forget the node scores of the previous job.
   void clear_scores() { scores_.clear(); }
@@ -56,10 +58,10 @@ class TopologyPlugin final : public Plugin, public NodeScorer {
   };
   struct Tree {
     const model::Topology* topology = nullptr;
-    std::vector<Domain> domains;                   ///< [0] is the root
-    std::vector<std::vector<int>> by_depth;        ///< domain indices per depth
+    std::vector<Domain> domains;                              ///< [0] is the root
+    std::vector<std::vector<int>> by_depth;                   ///< domain indices per depth
     std::vector<std::unordered_map<std::string, int>> by_id;  ///< per depth: domain id -> index
-    std::vector<std::vector<int>> path;            ///< per node: its domain at each depth, empty if outside
+    std::vector<std::vector<int>> path;  ///< per node: its domain at each depth, empty if outside
     int depth_of(const std::string& level) const;  ///< -1 if the topology has no such level
   };
   struct Demand;
