@@ -81,21 +81,15 @@ void handle_simulate(const httplib::Request& req, httplib::Response& res,
     ~Release() { budget.give(held); }
   } release{budget, held};
   bool over_budget = false, over_limit = false;
-  // A declared length is taken from the budget and reserved at once (appending a 5 MB body in
-  // 4 KB pieces cost a fifth of the request's time); a chunked body is counted as it comes.
-  if (length > 0) {
-    if (!budget.take(length))
-      return send_error(res, 503, "server busy: too many request bodies in memory, retry later");
-    held = length;
-    body.reserve(length + sim::io::kReadPadding);  // read in place by the JSON reader
-  }
+  // A declared length is reserved at once (appending a 5 MB body in 4 KB pieces cost a fifth of
+  // the request's time), with room for the JSON reader's padding. That is address space only:
+  // pages become memory as bytes arrive, and the budget counts the bytes that arrived, so a
+  // client that declares 16 MiB and sends nothing holds nothing.
+  if (length > 0) body.reserve(length + sim::io::kReadPadding);
   content([&](const char* data, std::size_t piece) {
-    if (body.size() + piece > max_body)
-      return !(over_limit = true);  // a chunked body can say no length
-    if (body.size() + piece > held) {
-      if (!budget.take(body.size() + piece - held)) return !(over_budget = true);
-      held = body.size() + piece;
-    }
+    if (held + piece > max_body) return !(over_limit = true);  // a chunked body can say no length
+    if (!budget.take(piece)) return !(over_budget = true);
+    held += piece;
     body.append(data, piece);
     return true;
   });

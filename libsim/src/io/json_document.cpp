@@ -277,7 +277,8 @@ class SimdjsonReader {
           if (std::move(member).get(field) != simdjson::SUCCESS) return false;
           const char* raw = field.key().raw();
           const char* end = raw;
-          while (*end != '"' && *end != '\\') ++end;  // the padding ends any runaway scan
+          while (*end != '"' && *end != '\\')
+            ++end;  // simdjson's first pass found the closing quote
           std::string_view key(raw, static_cast<std::size_t>(end - raw));
           std::string_view unescaped = in_text(key);
           if (*end == '\\' && field.unescaped_key().get(unescaped) != simdjson::SUCCESS)

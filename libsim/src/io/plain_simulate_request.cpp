@@ -60,7 +60,7 @@ bool json_number(std::string_view s) {
 std::string_view key_of(od::field& field) {
   const char* raw = field.key().raw();
   const char* end = raw;
-  while (*end != '"' && *end != '\\') ++end;  // the padding ends any runaway scan
+  while (*end != '"' && *end != '\\') ++end;  // simdjson's first pass found the closing quote
   require(*end == '"');
   return {raw, static_cast<std::size_t>(end - raw)};
 }
@@ -72,7 +72,12 @@ void first_time(unsigned& seen, unsigned bit) {
   seen |= 1u << bit;
 }
 
-bool is_null(od::value& v) { return need(v.type()) == od::json_type::null; }
+// A null, checked whole: type() looks at the first byte only, so "nope" would pass for null.
+bool is_null(od::value& v) {
+  if (need(v.type()) != od::json_type::null) return false;
+  require(need(v.is_null()));
+  return true;
+}
 
 // Field::number: a JSON number whose text is a finite double. `text` gets the number as written.
 double number(od::value& v, std::string_view* text = nullptr) {
@@ -210,9 +215,9 @@ class PlainReader {
 
   void read_queues(od::value& v, SimulateRequest& request) {
     if (is_null(v)) return;
-    od::array queues = need(v.get_array());
-    request.queues.reserve(need(queues.count_elements()));
-    for (auto item : queues) {
+    // Not reserved by count: a list of a million junk items would reserve gigabytes before the
+    // first one is refused.
+    for (auto item : need(v.get_array())) {
       od::value queue = need(std::move(item));
       request.queues.push_back(read_queue(queue, request.queues.size()));
     }
@@ -282,8 +287,8 @@ class PlainReader {
 std::optional<SimulateRequest> read_plain_simulate_request(std::string_view text,
                                                            const std::string& file, bool padded) {
   static_assert(kReadPadding >= simdjson::SIMDJSON_PADDING);
-  // The field reader's checks before its tree: a byte order mark, text simdjson must not read, a
-  // depth limit below a request's own depth (5) all go to it.
+  // The field reader's checks before its tree: a byte order mark, text simdjson must not read, and
+  // a depth limit under 8 (a request nests 5 deep; the margin spares an exact count) go to it.
   if (text.substr(0, 3) == "\xEF\xBB\xBF" || !simdjson_may_read(text) ||
       input_limits().max_depth < 8)
     return std::nullopt;

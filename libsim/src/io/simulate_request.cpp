@@ -142,7 +142,6 @@ SimulateRequest read_simulate_request_fields(std::string_view text, const std::s
   const Field queues = root.member("queues");
   if (!queues.is_null()) {
     queues.expect_sequence();
-    request.queues.reserve(queues.size());
     for (std::size_t i = 0; i < queues.size(); ++i) {
       request.queues.push_back(read_queue(queues.item(i), diagnostics));
     }
