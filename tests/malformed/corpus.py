@@ -110,6 +110,8 @@ FAIRSHARE = [
        "queues[0].creationTimestamp", detail="RFC 3339"),
     fs("timestamp-month-13", request('"creationTimestamp": @@"2025-13-01T00:00:00Z"'),
        "queues[0].creationTimestamp", detail="RFC 3339"),
+    fs("timestamp-year-1012", request('"creationTimestamp": @@"1012-02-29T00:00:00Z"'),
+       "queues[0].creationTimestamp", detail="RFC 3339"),
     fs("deserved-minus-two", share('"deserved": @@-2'), "queues[0].resourceShare.gpu.deserved", detail="-1 (unlimited)"),
     fs("limit-minus-half", share('"maxAllowed": @@-0.5'), "queues[0].resourceShare.gpu.maxAllowed", detail="-1 (unlimited)"),
     fs("weight-negative", share('"overQuotaWeight": @@-1'), "queues[0].resourceShare.gpu.overQuotaWeight",

@@ -560,7 +560,12 @@ std::optional<std::int64_t> parse_rfc3339(std::string_view s) {
   const std::int64_t days =
       days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
   const std::int64_t secs = days * 86400 + hour * 3600 + minute * 60 + second - offset_s;
-  return secs * 1000000000 + nanos;
+  std::int64_t ns = 0;  // 64-bit nanoseconds hold the years 1678 to 2262 only
+  if (__builtin_mul_overflow(secs, std::int64_t{1000000000}, &ns) ||
+      __builtin_add_overflow(ns, nanos, &ns)) {
+    return std::nullopt;
+  }
+  return ns;
 }
 
 std::optional<std::int64_t> parse_go_duration_ms(std::string_view s) {

@@ -147,7 +147,7 @@ std::vector<YAML::Node> parse_documents(std::string_view text, const std::string
 
 /// Parses an RFC 3339 date-time ("2025-01-02T03:04:05Z", fraction and offset allowed) into
 /// nanoseconds since the Unix epoch; nullopt if malformed or not a real date (Feb 30), as Go's
-/// time.Parse.
+/// time.Parse, or outside what 64-bit nanoseconds hold (before 1677-09-21, after 2262-04-11).
 std::optional<std::int64_t> parse_rfc3339(std::string_view text);
 
 /// Parses a Go duration ("90s", "10m", "1h30m", "1.5h", "250ms") into milliseconds.

@@ -17,6 +17,12 @@ TEST_CASE("RFC 3339 times parse to nanoseconds since the epoch", "[io][time]") {
   CHECK_FALSE(parse_rfc3339("2026-13-03T10:00:00Z"));
   CHECK_FALSE(parse_rfc3339("yesterday"));
   CHECK_FALSE(parse_rfc3339("2026-08-03T10:00:00Zjunk"));
+  // 64-bit nanoseconds since 1970 end in 1677 and 2262 (a fuzzer's year 1012 overflowed).
+  CHECK(parse_rfc3339("2262-04-11T23:47:16Z") == 9223372036000000000LL);
+  CHECK_FALSE(parse_rfc3339("2262-04-11T23:47:17Z"));
+  CHECK(parse_rfc3339("1677-09-21T00:12:44Z") == -9223372036000000000LL);
+  CHECK_FALSE(parse_rfc3339("1012-02-29T00:00:00Z"));
+  CHECK_FALSE(parse_rfc3339("9999-12-31T23:59:59Z"));
 }
 
 TEST_CASE("Go durations parse to milliseconds", "[io][time]") {
