@@ -393,17 +393,18 @@ model::ClusterState build_state(const json& c, const std::map<std::string, PodSt
         }
         const std::string affinity_key = pa.at("affinity_topology_key").get<std::string>();
         const std::string anti_key = pa.at("anti_affinity_topology_key").get<std::string>();
-        if (!affinity_key.empty())
-          task.placement.pod_affinity.push_back({selector, {}, false, affinity_key});
-        if (!anti_key.empty())
-          task.placement.pod_anti_affinity.push_back({selector, {}, false, anti_key});
+        task.placement.edit([&](model::PlacementRules& rules) {
+          if (!affinity_key.empty())
+            rules.pod_affinity.push_back({selector, {}, false, affinity_key});
+          if (!anti_key.empty()) rules.pod_anti_affinity.push_back({selector, {}, false, anti_key});
+        });
       }
       task.labels = model::Labels(std::move(labels));
       if (t.contains("node_affinity")) {
         model::NodeSelectorTerm term;
         term.expressions.push_back(
             {"kai.scheduler/type", "In", t.at("node_affinity").get<std::vector<std::string>>()});
-        task.placement.required.push_back(term);
+        task.placement.edit([&](model::PlacementRules& rules) { rules.required.push_back(term); });
       }
       // jobs_fake: a job with an allocated pod started a minute ago.
       if (model::is_allocated(task.status)) job.last_start_ns = kNow - kMinute;

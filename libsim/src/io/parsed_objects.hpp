@@ -50,7 +50,7 @@ struct PodObject {
   std::string node_name, scheduler_name, priority_class, phase, nominated_node;
   bool gated = false;
   ResourceList requests;
-  model::PlacementRules placement;
+  model::SharedPlacement placement;
   model::Task base;                // task_template(): the pod's own part of its Task
   bool reservation_label = false;  // app=kai-resource-reservation, in any namespace
   std::string pod_group;           // the pod-group-name annotation

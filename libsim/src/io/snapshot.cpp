@@ -410,7 +410,7 @@ PodObject read_pod(const Field& obj) {
   const Field overhead = spec.member("overhead");
   if (!overhead.is_null()) pod.requests.base += read_resource_list(overhead).base;
   at(pod.requests.base, Resource::PODS) = 1;
-  pod.placement = read_placement(spec);
+  pod.placement = model::SharedPlacement(read_placement(spec));
 
   const Field status = obj.member("status");
   pod.phase = status.member("phase").optional_string().value_or("Pending");

@@ -83,9 +83,9 @@ QueueLedger::Entry QueueLedger::entry(const model::ClusterState& state,
     e.groups = task.gpu_groups;
     e.mib = state.nodes[task.node].gpu_memory_of(task.gpu);
   }
-  e.anti_affinity = !task.placement.pod_anti_affinity.empty();
-  e.preferred_affinity = !task.placement.preferred_pod_affinity.empty() ||
-                         !task.placement.preferred_pod_anti_affinity.empty();
+  e.anti_affinity = !task.placement->pod_anti_affinity.empty();
+  e.preferred_affinity = !task.placement->preferred_pod_affinity.empty() ||
+                         !task.placement->preferred_pod_anti_affinity.empty();
   return e;
 }
 

@@ -51,8 +51,8 @@ TEST_CASE("the runbook's manifests load: node, queues, bare pods grouped", "[io]
   CHECK(task.name == "nlp-burst");
   CHECK(task.gpu.portion == 0.66);
   CHECK(task.status == sim::model::TaskStatus::PENDING);
-  CHECK(task.placement.tolerations.size() == 1);
-  CHECK(task.placement.node_selector.at("nvidia.com/gpu.present") == "true");
+  CHECK(task.placement->tolerations.size() == 1);
+  CHECK(task.placement->node_selector.at("nvidia.com/gpu.present") == "true");
 }
 
 TEST_CASE("KAI's snapshot.json shape is read through rawObjects", "[io][snapshot]") {

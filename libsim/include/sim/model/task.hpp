@@ -67,7 +67,7 @@ struct Task {
   bool has_task_priority = false;
   std::string nominated_node;
   Labels labels;
-  PlacementRules placement;
+  SharedPlacement placement;  ///< shared by the copies of this task
   /// QoS class Guaranteed (every container's cpu and memory requests equal their limits).
   bool qos_guaranteed = false;
   /// What NUMA alignment applies to; set for Guaranteed pods only.

@@ -48,9 +48,9 @@ std::string term_signature(const model::PodAffinityTerm& term) {
 std::string pod_entry(const Session& ssn, const JobView& job, const model::Task& task) {
   std::ostringstream s;
   s << ssn.state.jobs[job.id].priority << "|";
-  for (const auto& [k, v] : task.placement.node_selector) s << k << "=" << v << ",";
+  for (const auto& [k, v] : task.placement->node_selector) s << k << "=" << v << ",";
   s << "|";
-  for (const auto& term : task.placement.required) {
+  for (const auto& term : task.placement->required) {
     for (const auto& r : term.expressions) {
       s << r.key << r.op;
       for (const auto& v : r.values) s << v << ";";
@@ -58,15 +58,15 @@ std::string pod_entry(const Session& ssn, const JobView& job, const model::Task&
     s << "/";
   }
   s << "|";
-  for (const auto& tol : task.placement.tolerations)
+  for (const auto& tol : task.placement->tolerations)
     s << tol.key << tol.op << tol.value << tol.effect << ",";
-  for (const auto* terms : {&task.placement.pod_affinity, &task.placement.pod_anti_affinity}) {
+  for (const auto* terms : {&task.placement->pod_affinity, &task.placement->pod_anti_affinity}) {
     s << "|";
     for (const model::PodAffinityTerm& term : *terms) s << term_signature(term);
   }
   // The whole spec.affinity is hashed, preferred terms too.
   for (const auto* terms :
-       {&task.placement.preferred_pod_affinity, &task.placement.preferred_pod_anti_affinity}) {
+       {&task.placement->preferred_pod_affinity, &task.placement->preferred_pod_anti_affinity}) {
     s << "|";
     for (const model::WeightedPodAffinityTerm& w : *terms)
       s << w.weight << "*" << term_signature(w.term);

@@ -135,10 +135,10 @@ model::OpenSums count_open_sums(const model::ClusterState& state) {
   sums.queues = state.sum_order == model::SumOrder::EXACT ? queues.values() : listed_sums(state);
   for (const model::Task& t : state.tasks) {
     sums.any_pod_anti_affinity =
-        sums.any_pod_anti_affinity || !t.placement.pod_anti_affinity.empty();
+        sums.any_pod_anti_affinity || !t.placement->pod_anti_affinity.empty();
     sums.any_preferred_pod_affinity = sums.any_preferred_pod_affinity ||
-                                      !t.placement.preferred_pod_affinity.empty() ||
-                                      !t.placement.preferred_pod_anti_affinity.empty();
+                                      !t.placement->preferred_pod_affinity.empty() ||
+                                      !t.placement->preferred_pod_anti_affinity.empty();
   }
   return sums;
 }

@@ -34,7 +34,7 @@ const std::string* label(const model::Node& node, const std::string& key) {
 // pod of a group with affinity to itself).
 bool affinity_satisfied(const model::Task& task, const model::Node& node,
                         const std::vector<bool>& met, bool pods_exist) {
-  const auto& affinity = task.placement.pod_affinity;
+  const auto& affinity = task.placement->pod_affinity;
   for (const model::PodAffinityTerm& term : affinity) {
     if (label(node, term.topology_key) == nullptr) return false;
   }
@@ -49,8 +49,8 @@ bool affinity_satisfied(const model::Task& task, const model::Node& node,
 
 std::string pod_affinity_filter(const Session& ssn, const model::Task& task,
                                 const model::Node& node, bool any_pod_anti_affinity) {
-  const auto& affinity = task.placement.pod_affinity;
-  const auto& anti = task.placement.pod_anti_affinity;
+  const auto& affinity = task.placement->pod_affinity;
+  const auto& anti = task.placement->pod_anti_affinity;
   if (affinity.empty() && anti.empty() && !any_pod_anti_affinity) return {};  // nothing to check
   bool affinity_pods_exist = false;  // some pod matches all affinity terms anywhere
   std::vector<bool> affinity_met(affinity.size(),
@@ -61,7 +61,7 @@ std::string pod_affinity_filter(const Session& ssn, const model::Task& task,
       continue;
     const model::Node& where = ssn.state.nodes[other.node];
     // Existing pods' anti-affinity against this pod, in the node's domain of each term.
-    for (const model::PodAffinityTerm& term : other.placement.pod_anti_affinity) {
+    for (const model::PodAffinityTerm& term : other.placement->pod_anti_affinity) {
       const std::string* value = label(where, term.topology_key);
       const std::string* mine = label(node, term.topology_key);
       if (value && mine && *value == *mine && term_matches_pod(term, other.ns, task))
@@ -100,8 +100,8 @@ PreferredAffinityScores PreferredAffinityScores::prescore(const Session& ssn,
                                                           const model::Task& task,
                                                           bool any_preferred_pod_affinity) {
   PreferredAffinityScores out;
-  const auto& affinity = task.placement.preferred_pod_affinity;
-  const auto& anti = task.placement.preferred_pod_anti_affinity;
+  const auto& affinity = task.placement->preferred_pod_affinity;
+  const auto& anti = task.placement->preferred_pod_anti_affinity;
   if (affinity.empty() && anti.empty() && !any_preferred_pod_affinity)
     return out;  // no term anywhere
   for (const model::Task& other : ssn.state.tasks) {
@@ -111,8 +111,8 @@ PreferredAffinityScores PreferredAffinityScores::prescore(const Session& ssn,
     if (where.labels.empty()) continue;
     out.add(affinity, task.ns, other, where, 1);
     out.add(anti, task.ns, other, where, -1);
-    out.add(other.placement.preferred_pod_affinity, other.ns, task, where, 1);
-    out.add(other.placement.preferred_pod_anti_affinity, other.ns, task, where, -1);
+    out.add(other.placement->preferred_pod_affinity, other.ns, task, where, 1);
+    out.add(other.placement->preferred_pod_anti_affinity, other.ns, task, where, -1);
   }
   return out;
 }

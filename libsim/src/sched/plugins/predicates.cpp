@@ -38,19 +38,19 @@ bool term_matches(const model::NodeSelectorTerm& term, const model::Node& node) 
 std::string k8s_filters(const model::Task& task, const model::Node& node) {
   for (const model::Taint& taint : node.taints) {
     if (taint.effect != "NoSchedule" && taint.effect != "NoExecute") continue;
-    if (!tolerated(task.placement.tolerations, taint)) {
+    if (!tolerated(task.placement->tolerations, taint)) {
       return "node(s) had untolerated taint {" + taint.key +
              (taint.value.empty() ? "" : ": " + taint.value) + "}";
     }
   }
-  for (const auto& [key, value] : task.placement.node_selector) {
+  for (const auto& [key, value] : task.placement->node_selector) {
     auto it = node.labels.find(key);
     if (it == node.labels.end() || it->second != value)
       return "node(s) didn't match Pod's node affinity/selector";
   }
-  if (!task.placement.required.empty()) {
+  if (!task.placement->required.empty()) {
     bool any = false;
-    for (const auto& term : task.placement.required) any = any || term_matches(term, node);
+    for (const auto& term : task.placement->required) any = any || term_matches(term, node);
     if (!any) return "node(s) didn't match Pod's node affinity/selector";
   }
   return {};
