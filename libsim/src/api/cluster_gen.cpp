@@ -14,6 +14,7 @@
 #include <sstream>
 #include <vector>
 
+#include "io/yaml_field.hpp"
 #include "replay/generators.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/go_json.hpp"
@@ -24,6 +25,7 @@ namespace sim::api {
 namespace {
 
 using nlohmann::ordered_json;
+using replay::pick;
 using replay::uniform;
 
 enum class PoolKind { WHOLE, SHARED, MIG, CPU };
@@ -58,38 +60,6 @@ constexpr MigSlot kMigLayout[] = {{"1g.5gb", 2, 1}, {"2g.10gb", 1, 2}, {"3g.20gb
 constexpr int kPodsPerNode = 110;
 constexpr int kSystemPodsPerNode = 4;
 constexpr std::int64_t kNowSeconds = 1767225600;  // 2026-01-01T00:00:00Z: the replay's time 0
-
-std::string rfc3339(std::int64_t seconds) {
-  const std::int64_t days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400;
-  const std::int64_t rem = seconds - days * 86400;
-  // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-  const std::int64_t z = days + 719468;
-  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const std::int64_t doe = z - era * 146097;
-  const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  std::int64_t y = yoe + era * 400;
-  const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const std::int64_t mp = (5 * doy + 2) / 153;
-  const std::int64_t d = doy - (153 * mp + 2) / 5 + 1;
-  const std::int64_t m = mp < 10 ? mp + 3 : mp - 9;
-  y += m <= 2;
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "%04lld-%02lld-%02lldT%02lld:%02lld:%02lldZ",
-                static_cast<long long>(y), static_cast<long long>(m), static_cast<long long>(d),
-                static_cast<long long>(rem / 3600), static_cast<long long>(rem % 3600 / 60),
-                static_cast<long long>(rem % 60));
-  return buf;
-}
-
-template <std::size_t N>
-std::size_t pick(std::mt19937_64& rng, const double (&weights)[N]) {
-  double total = 0;
-  for (double w : weights) total += w;
-  double x = uniform(rng) * total;
-  std::size_t k = 0;
-  while (k + 1 < N && x >= weights[k]) x -= weights[k++];
-  return k;
-}
 
 double lognormal(std::mt19937_64& rng, double median, double sigma) {
   const double u1 = 1.0 - uniform(rng), u2 = uniform(rng);
@@ -554,7 +524,7 @@ class Generator {
             {"metadata",
              {{"name", "pg-" + j.name},
               {"namespace", "ns-" + j.queue},
-              {"creationTimestamp", rfc3339(j.created_s)}}},
+              {"creationTimestamp", io::format_rfc3339(j.created_s)}}},
             {"spec",
              {{"queue", j.queue},
               {"minMember", j.min_member},
@@ -565,7 +535,7 @@ class Generator {
     ordered_json metadata = {{"name", p.name},
                              {"namespace", p.ns},
                              {"uid", uid(uids)},
-                             {"creationTimestamp", rfc3339(p.created_s)}};
+                             {"creationTimestamp", io::format_rfc3339(p.created_s)}};
     ordered_json labels = ordered_json::object(), annotations = ordered_json::object();
     if (!p.system) {
       labels["kai.scheduler/queue"] = p.queue;

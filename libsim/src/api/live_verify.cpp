@@ -51,8 +51,7 @@ std::string tenths(double s) {
 
 class Verifier {
  public:
-  Verifier(const ConnectionOptions& connection, Diagnostics& diagnostics)
-      : api_(connection), diagnostics_(diagnostics) {}
+  explicit Verifier(const ConnectionOptions& connection) : api_(connection) {}
 
   // Server-side apply of one scenario object; throws when the cluster refuses it.
   std::string apply(const YAML::Node& doc) {
@@ -101,7 +100,6 @@ class Verifier {
 
  private:
   KubeApi api_;
-  Diagnostics& diagnostics_;
   std::map<std::string, std::string> versions_;  // kind -> apiVersion, from the scenario's objects
   std::optional<ResourceInfo> queues_;
 };
@@ -166,7 +164,7 @@ VerifyReport verify_live(const ConnectionOptions& connection, const VerifyOption
     for (const auto& [q, status] : s.queues) scenario_queues.insert(q);
   }
 
-  Verifier cluster(connection, diagnostics);
+  Verifier cluster(connection);
   for (const replay::Manifest& m : sc.manifests) {
     if (m.doc["kind"].IsDefined() && m.doc["kind"].Scalar() == "Node") {
       diagnostics.warnings.push_back(m.file + ": Node " + m.doc["metadata"]["name"].Scalar() +

@@ -21,6 +21,7 @@
 namespace sim::api {
 namespace {
 
+using replay::pick;
 using replay::uniform;
 
 struct Pool {
@@ -52,16 +53,6 @@ struct Tenant {
 
 constexpr Tenant kTenants[] = {
     {"team-a", 0.40, 0.30}, {"team-b", 0.30, 0.35}, {"team-c", 0.20, 0.25}, {"team-d", 0.10, 0.10}};
-
-template <std::size_t N>
-std::size_t pick(std::mt19937_64& rng, const double (&weights)[N]) {
-  double total = 0;
-  for (double w : weights) total += w;
-  double x = uniform(rng) * total;
-  std::size_t k = 0;
-  while (k + 1 < N && x >= weights[k]) x -= weights[k++];
-  return k;
-}
 
 std::string seconds(std::int64_t ms) {
   char buf[32];

@@ -65,6 +65,17 @@ std::string_view key_of(od::field& field) {
   return {raw, static_cast<std::size_t>(end - raw)};
 }
 
+// Calls read(key, value) for each member of the object `v` (a value or the document), in order.
+template <typename Object, typename Read>
+void for_each_member(Object& v, Read&& read) {
+  for (auto member : need(v.get_object())) {
+    od::field field = need(std::move(member));
+    const std::string_view key = key_of(field);
+    od::value value = field.value();
+    read(key, value);
+  }
+}
+
 // Each key of an object once: bit `bit` of `seen` (Go keeps the last of two; the field reader
 // warns, so two are not plain).
 void first_time(unsigned& seen, unsigned bit) {
@@ -122,10 +133,7 @@ std::optional<ShareOverrides> read_share(od::value& v) {
   if (is_null(v)) return std::nullopt;
   ShareOverrides s;
   unsigned seen = 0;
-  for (auto member : need(v.get_object())) {
-    od::field field = need(std::move(member));
-    const std::string_view key = key_of(field);
-    od::value value = field.value();
+  for_each_member(v, [&](std::string_view key, od::value& value) {
     if (key == "deserved")
       first_time(seen, 0), s.deserved = quota_like(value);
     else if (key == "fairShare")
@@ -146,23 +154,20 @@ std::optional<ShareOverrides> read_share(od::value& v) {
       first_time(seen, 8), (void)optional_number(value);
     else
       throw NotPlain{};
-  }
+  });
   return s;
 }
 
 void read_shares(od::value& v, QueueOverrides& q) {
   if (is_null(v)) return;
   unsigned seen = 0;
-  for (auto member : need(v.get_object())) {
-    od::field field = need(std::move(member));
-    const std::string_view key = key_of(field);
-    od::value value = field.value();
+  for_each_member(v, [&](std::string_view key, od::value& value) {
     std::size_t r = 0;
     while (r < kQuotaResources.size() && key != resource_name(kQuotaResources[r])) ++r;
     require(r < kQuotaResources.size());
     first_time(seen, static_cast<unsigned>(r));
     q.shares[static_cast<std::size_t>(index_of(kQuotaResources[r]))] = read_share(value);
-  }
+  });
 }
 
 class PlainReader {
@@ -173,10 +178,7 @@ class PlainReader {
   SimulateRequest read(od::document& doc) {
     SimulateRequest request;
     unsigned seen = 0;
-    for (auto member : need(doc.get_object())) {
-      od::field field = need(std::move(member));
-      const std::string_view key = key_of(field);
-      od::value value = field.value();
+    for_each_member(doc, [&](std::string_view key, od::value& value) {
       if (key == "totalResource")
         first_time(seen, 0), read_total(value, request);
       else if (key == "kValue")
@@ -185,7 +187,7 @@ class PlainReader {
         first_time(seen, 2), read_queues(value, request);
       else
         throw NotPlain{};
-    }
+    });
     const char* next = nullptr;
     require(doc.current_location().get(next) == simdjson::OUT_OF_BOUNDS);  // nothing after the root
     return request;
@@ -196,10 +198,7 @@ class PlainReader {
   static void read_total(od::value& v, SimulateRequest& request) {
     if (is_null(v)) return;
     unsigned seen = 0;
-    for (auto member : need(v.get_object())) {
-      od::field field = need(std::move(member));
-      const std::string_view key = key_of(field);
-      od::value value = field.value();
+    for_each_member(v, [&](std::string_view key, od::value& value) {
       const double amount = number(value);
       require(amount >= 0);
       if (key == "CPU")
@@ -210,7 +209,7 @@ class PlainReader {
         first_time(seen, 2), request.total[index_of(Resource::GPU)] = amount;
       else
         throw NotPlain{};
-    }
+    });
   }
 
   void read_queues(od::value& v, SimulateRequest& request) {
@@ -228,10 +227,7 @@ class PlainReader {
     q.where = locator_.locate(static_cast<std::uint32_t>(v.raw_json_token().data() - base_), file_);
     q.path = "queues[" + std::to_string(index) + "]";
     unsigned seen = 0;
-    for (auto member : need(v.get_object())) {
-      od::field field = need(std::move(member));
-      const std::string_view key = key_of(field);
-      od::value value = field.value();
+    for_each_member(v, [&](std::string_view key, od::value& value) {
       if (key == "uid") {
         first_time(seen, 0);
         q.uid = string(value);
@@ -262,7 +258,7 @@ class PlainReader {
       } else {
         throw NotPlain{};
       }
-    }
+    });
     require((seen & 1u) != 0);  // uid is required
     return q;
   }
@@ -272,8 +268,7 @@ class PlainReader {
     if (is_null(v)) return std::nullopt;
     std::string_view text;
     const double d = number(v, &text);
-    require(d == std::floor(d) && text.find_first_of(".eE") == std::string_view::npos);
-    require(d >= std::numeric_limits<int>::min() && d <= std::numeric_limits<int>::max());
+    require(whole_number_as_written(text, d) == WholeText::kInt);
     return static_cast<int>(d);
   }
 

@@ -1,7 +1,6 @@
 #include "sim/io/quantity.hpp"
 
 #include <cctype>
-#include <cmath>
 #include <limits>
 
 namespace sim::io {
@@ -131,12 +130,6 @@ std::optional<std::int64_t> Quantity::scaled(int scale) const {
   if (remainder) ++whole;
   if (whole > limit) return std::nullopt;
   return static_cast<std::int64_t>(whole);
-}
-
-double Quantity::as_double() const {
-  const double v = static_cast<double>(mantissa) * std::pow(10.0, decimal_exponent) *
-                   std::ldexp(1.0, binary_exponent);
-  return negative ? -v : v;
 }
 
 std::string format_milli_quantity(std::int64_t milli) {

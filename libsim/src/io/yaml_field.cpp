@@ -6,6 +6,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <set>
 #include <sstream>
@@ -306,13 +307,23 @@ std::optional<int> Field::optional_int() const {
   if (is_null()) return std::nullopt;
   const double value = number();
   const std::string text = scalar();
-  if (value != std::floor(value) || text.find_first_of(".eE") != std::string::npos) {
-    fail("expected a whole number, got " + text);
-  }
-  if (value < std::numeric_limits<int>::min() || value > std::numeric_limits<int>::max()) {
-    fail("number " + text + " does not fit in a 32-bit integer");
+  switch (whole_number_as_written(text, value)) {
+    case WholeText::kNotWhole:
+      fail("expected a whole number, got " + text);
+    case WholeText::kTooLarge:
+      fail("number " + text + " does not fit in a 32-bit integer");
+    case WholeText::kInt:
+      break;
   }
   return static_cast<int>(value);
+}
+
+WholeText whole_number_as_written(std::string_view text, double value) {
+  if (value != std::floor(value) || text.find_first_of(".eE") != std::string_view::npos)
+    return WholeText::kNotWhole;
+  if (value < std::numeric_limits<int>::min() || value > std::numeric_limits<int>::max())
+    return WholeText::kTooLarge;
+  return WholeText::kInt;
 }
 
 std::string Field::string() const {
@@ -514,6 +525,28 @@ std::vector<YAML::Node> parse_documents(std::string_view text, const std::string
     throw InputError(SourceLocation{file, line, column}, "", "not valid YAML/JSON: " + e.msg);
   }
   return docs;
+}
+
+std::string format_rfc3339(std::int64_t seconds) {
+  const std::int64_t days = seconds >= 0 ? seconds / 86400 : (seconds - 86399) / 86400;
+  const std::int64_t rem = seconds - days * 86400;
+  // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+  const std::int64_t z = days + 719468;
+  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const std::int64_t doe = z - era * 146097;
+  const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  std::int64_t y = yoe + era * 400;
+  const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const std::int64_t mp = (5 * doy + 2) / 153;
+  const std::int64_t d = doy - (153 * mp + 2) / 5 + 1;
+  const std::int64_t m = mp < 10 ? mp + 3 : mp - 9;
+  y += m <= 2;
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%04lld-%02lld-%02lldT%02lld:%02lld:%02lldZ",
+                static_cast<long long>(y), static_cast<long long>(m), static_cast<long long>(d),
+                static_cast<long long>(rem / 3600), static_cast<long long>(rem % 3600 / 60),
+                static_cast<long long>(rem % 60));
+  return buf;
 }
 
 std::optional<std::int64_t> parse_rfc3339(std::string_view s) {

@@ -132,6 +132,10 @@ class ParsedText {
 /// finite 64-bit float. Field::number's rule, for readers that work on the text itself.
 enum class NumberText { kFinite, kOutOfRange, kNotANumber };
 NumberText number_as_written(std::string_view text, double& value);
+/// Field::optional_int's rule on a number read from `text`: a whole number written without a
+/// fraction or exponent (kInt) that fits in a 32-bit int.
+enum class WholeText { kInt, kNotWhole, kTooLarge };
+WholeText whole_number_as_written(std::string_view text, double value);
 
 /// Throws InputError at the line and column of the first byte that is not valid UTF-8, or of a
 /// NUL byte (YAML and JSON are Unicode text; names end up in JSON output).
@@ -149,6 +153,8 @@ std::vector<YAML::Node> parse_documents(std::string_view text, const std::string
 /// nanoseconds since the Unix epoch; nullopt if malformed or not a real date (Feb 30), as Go's
 /// time.Parse, or outside what 64-bit nanoseconds hold (before 1677-09-21, after 2262-04-11).
 std::optional<std::int64_t> parse_rfc3339(std::string_view text);
+/// Seconds since the Unix epoch as RFC 3339 in UTC ("2026-01-01T00:00:00Z").
+std::string format_rfc3339(std::int64_t unix_seconds);
 
 /// Parses a Go duration ("90s", "10m", "1h30m", "1.5h", "250ms") into milliseconds.
 std::optional<std::int64_t> parse_go_duration_ms(std::string_view text);

@@ -2,6 +2,7 @@
 // Private: scenario sections that expand into plain manifests before the replay starts, so the
 // engine only ever sees Kubernetes objects: compact node pools and workload generators.
 
+#include <cstddef>
 #include <cstdint>
 #include <random>
 #include <set>
@@ -16,6 +17,16 @@ namespace sim::replay {
 /// Uniform in [0, 1) from the top 53 bits: the same on every platform, unlike
 /// std::uniform_real_distribution whose algorithm the standard leaves open.
 double uniform(std::mt19937_64& rng);
+/// An index drawn with the given weights (one uniform draw).
+template <std::size_t N>
+std::size_t pick(std::mt19937_64& rng, const double (&weights)[N]) {
+  double total = 0;
+  for (double w : weights) total += w;
+  double x = uniform(rng) * total;
+  std::size_t k = 0;
+  while (k + 1 < N && x >= weights[k]) x -= weights[k++];
+  return k;
+}
 
 /// The Pod manifest of `shape` (schedulerName kai-scheduler, queue label, no PodGroup).
 YAML::Node bare_pod_manifest(const PodShape& shape);

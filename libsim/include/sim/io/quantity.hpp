@@ -21,7 +21,6 @@ struct Quantity {
   std::optional<std::int64_t> scaled(int scale) const;
   std::optional<std::int64_t> value() const { return scaled(0); }        ///< e.g. memory bytes
   std::optional<std::int64_t> milli_value() const { return scaled(3); }  ///< e.g. CPU millicores
-  double as_double() const;
 };
 
 /// Parses the Kubernetes quantity grammar; nullopt if `text` is not a quantity.
