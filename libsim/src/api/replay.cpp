@@ -7,16 +7,13 @@
 #include <algorithm>
 #include <chrono>
 #include <iostream>
-#include <optional>
-#include <string_view>
 
 #include "api/pending_reasons.hpp"
 #include "io/snapshot_fields.hpp"
+#include "replay/cycle_cache.hpp"
 #include "replay/generators.hpp"
-#include "replay/kept_state_check.hpp"
 #include "replay/metrics.hpp"
 #include "replay/pending_reasons.hpp"
-#include "replay/queue_ledger.hpp"
 #include "replay/queue_status_view.hpp"
 #include "replay/scenario.hpp"
 #include "replay/world.hpp"
@@ -32,6 +29,7 @@ namespace sim::api {
 namespace {
 
 using replay::Metrics;
+using replay::PodEventType;
 
 std::string fmt_s(std::int64_t ms) {
   return go_json_number(static_cast<double>(ms) / 1000.0) + "s";
@@ -77,119 +75,6 @@ ResourceVec node_capacity(const model::ClusterState& state) {
   return total;
 }
 
-// Whether the cycle evicted and pipelined nothing and its outcome depends on the objects alone,
-// not on the clock: usage history (fair share moves with time), min-runtime protection,
-// stale-gang grace, or a Releasing pod that becomes stuck after 2 minutes (KAI's
-// --stuck-in-releasing-threshold).
-bool clock_free(const sched::Session& ssn, const replay::Scenario& sc) {
-  if (!ssn.pipelines.empty() || !ssn.evictions.empty() || sc.usage.enabled) return false;
-  if (ssn.config.default_preempt_min_runtime_ns > 0 ||
-      ssn.config.default_reclaim_min_runtime_ns > 0)
-    return false;
-  for (const model::QueueSpec& q : ssn.state.queues) {
-    if (q.preempt_min_runtime_ms.value_or(0) > 0 || q.reclaim_min_runtime_ms.value_or(0) > 0)
-      return false;
-  }
-  for (const model::Job& job : ssn.state.jobs) {
-    if (job.stale_since_ns) return false;
-  }
-  for (const model::Task& t : ssn.state.tasks) {
-    if (t.status == model::TaskStatus::RELEASING) return false;
-  }
-  return true;
-}
-
-// The pods changed since `kept` was kept (`pods`, and `gone`), read as an update of `kept` would
-// read them, into the ledger. False when one is not a pod an update follows that way.
-bool record_beside(const model::ClusterState& kept,
-                   const std::vector<const io::ParsedObjects*>& pods,
-                   const std::vector<std::string>& gone, replay::QueueLedger& ledger,
-                   Diagnostics& diagnostics) {
-  std::vector<model::Task> read(pods.size());
-  for (std::size_t i = 0; i < pods.size(); ++i) {
-    if (!io::read_changed_pod(kept, *pods[i], read[i], diagnostics)) return false;
-  }
-  for (const model::Task& task : read) {
-    if (!ledger.record(kept, task)) return false;
-  }
-  for (const std::string& pod : gone) ledger.forget(pod);
-  return true;
-}
-
-// The pods an update of `state` changed or took out ("namespace/name"), into the ledger.
-void record_touched(const model::ClusterState& state, const std::vector<std::string>& touched,
-                    replay::QueueLedger& ledger) {
-  for (const std::string& pod : touched) {
-    const std::size_t slash = pod.find('/');
-    const TaskId id = io::find_task(state, std::string_view(pod).substr(0, slash),
-                                    std::string_view(pod).substr(slash + 1));
-    if (!id.valid()) {
-      ledger.forget(pod);
-    } else if (!ledger.record(state, state.tasks[id])) {
-      ledger.rebuild(state);
-      return;
-    }
-  }
-}
-
-// The pods a cycle's decisions changed, into the ledger.
-void record_decisions(const sched::Session& ssn, replay::QueueLedger& ledger) {
-  std::vector<TaskId> changed;
-  for (const sched::BindDecision& b : ssn.binds) changed.push_back(b.task);
-  for (const sched::PipelineDecision& p : ssn.pipelines) changed.push_back(p.task);
-  for (const sched::EvictionDecision& e : ssn.evictions) changed.push_back(e.task);
-  for (TaskId id : changed) {
-    if (!ledger.record(ssn.state, ssn.state.tasks[id])) {
-      ledger.rebuild(ssn.state);
-      return;
-    }
-  }
-}
-
-// The state a full cycle starts from: the world's objects with the scenario's scheduler settings.
-// (Usage history, when on, is added by the caller, which owns the usage database.)
-model::ClusterState cycle_input(replay::World& world, std::int64_t now, const replay::Scenario& sc,
-                                Diagnostics& d) {
-  model::ClusterState state = world.snapshot(now, d);
-  state.config = sc.scheduler;
-  state.config.k_value = sc.k_value;
-  return state;
-}
-
-#ifndef NDEBUG
-// Debug and sanitizer builds prove each cycle on a kept state against a new snapshot.
-void check_kept(const model::ClusterState& kept,
-                const IdVector<QueueId, fairshare::QueueShares>* light, replay::World& world,
-                std::int64_t now, const replay::Scenario& sc) {
-  Diagnostics ignored;
-  model::ClusterState fresh = world.snapshot_aside(now, ignored);
-  fresh.config = sc.scheduler;
-  fresh.config.k_value = sc.k_value;
-  replay::check_kept_state(kept, fresh, light);
-  world.recycle(std::move(fresh));
-}
-
-// And each cycle that only recomputes the fair share: on `kept` brought up to date (`updated`),
-// or with the pods changed since read into the ledger beside it.
-void check_without_cycle(const model::ClusterState& kept, bool updated,
-                         const replay::QueueLedger& ledger,
-                         const IdVector<QueueId, fairshare::QueueShares>& queues,
-                         replay::World& world, std::int64_t now, const replay::Scenario& sc) {
-  Diagnostics ignored;
-  model::ClusterState fresh = world.snapshot_aside(now, ignored);
-  fresh.config = sc.scheduler;
-  fresh.config.k_value = sc.k_value;
-  replay::check_ledger(ledger, fresh);
-  if (updated) {
-    world.recycle(std::move(fresh));
-    check_kept(kept, &queues, world, now, sc);
-    return;
-  }
-  replay::check_queues_without_cycle(fresh, queues);
-  world.recycle(std::move(fresh));
-}
-#endif
-
 // A step that changes nothing but pods: the Queue.status view recounts only the pods it touched.
 bool only_pods(const replay::Step& step) {
   for (const replay::ObjectRef& r : step.remove) {
@@ -225,6 +110,215 @@ void validate(const std::vector<replay::Manifest>& manifests, Diagnostics& diagn
   (void)io::build_cluster_state(docs, {}, diagnostics);
 }
 
+// One replay as it runs: the world, what watches it (metrics, Queue.status, stop rules, pending
+// reasons, usage history) and where the loop is in the scenario's steps and expectations.
+class Run {
+ public:
+  Run(const replay::Scenario& sc, const ReplayOptions& options)
+      : sc_(sc),
+        options_(options),
+        world_(sc.grace_ms),
+        usage_db_(sc.usage),
+        stop_rules_(options.stop_rules, sc),
+        cache_(sc, options.reuse_unchanged_cycles),
+        period_s_(static_cast<double>(sc.period_ms) / 1000.0),
+        expectations_(sc.expectations),
+        end_(sc.duration_ms) {
+    std::stable_sort(expectations_.begin(), expectations_.end(),
+                     [](const auto& a, const auto& b) { return a.at_ms < b.at_ms; });
+    progress_.end_ms = sc.duration_ms;
+  }
+
+  ReplayResult run() {
+    for (const replay::Manifest& m : sc_.manifests) world_.apply(m, 0, events_);
+    auto next_report = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+    std::int64_t now = 0;
+    while (now <= end_) {
+      if (options_.poll && options_.poll())
+        throw Error(ErrorCode::INTERRUPTED, "replay interrupted");
+      world_.advance(now, events_);
+      apply_steps(now);
+      const bool cycle = now == next_cycle_;
+      if (cycle) run_cycle(now);
+      observe_events();
+      status_view_.sample(world_, now);
+      check_expectations(now);
+      if (now == end_) break;
+      if (cycle && !options_.stop_rules.empty()) {
+        result_.stopped_by = stop_rules_.reached(now);
+        if (!result_.stopped_by.empty()) {
+          result_.stopped_at_ms = now;
+          end_ = now;
+          break;
+        }
+      }
+      if (options_.progress && std::chrono::steady_clock::now() >= next_report) {
+        progress_.now_ms = now;
+        progress_.cycles = result_.cycles;
+        options_.progress(progress_);
+        next_report = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+      }
+      now = next_instant(now);
+    }
+    return finish();
+  }
+
+ private:
+  // The scenario's steps due now, in order.
+  void apply_steps(std::int64_t now) {
+    while (next_step_ < sc_.steps.size() && sc_.steps[next_step_].at_ms == now) {
+      const replay::Step& step = sc_.steps[next_step_++];
+      for (const replay::ObjectRef& r : step.remove) world_.remove(r, now, events_);
+      for (const replay::Manifest& m : step.apply) world_.apply(m, now, events_);
+      if (!only_pods(step)) status_view_.touch_all();
+      for (const replay::PodShape& pod : step.pods)
+        world_.apply({replay::bare_pod_manifest(pod), step.pods_file}, now, events_);
+    }
+  }
+
+  // A scheduling cycle, or what stands for it when the cache knows its outcome.
+  void run_cycle(std::int64_t now) {
+    using Kind = replay::CycleCache::Kind;
+    const Kind kind = cache_.plan(world_, now, per_cycle_);
+    bool repeats = true;
+    if (kind == Kind::REPEAT || kind == Kind::SAME_SAMPLE) {
+      metrics_.repeat(now);
+      if (options_.pending_reasons) {
+        if (kind == Kind::SAME_SAMPLE) pending_reasons_.clear();
+        pending_reasons_.hold(period_s_);
+      }
+      ++result_.cycles_reused;
+    } else if (kind == Kind::FAIR_SHARE_ONLY) {
+      const IdVector<QueueId, fairshare::QueueShares> queues = cache_.fair_share(world_, now);
+      metrics_.sample(cache_.kept(), cache_.ledger(), queues, now);
+      if (options_.pending_reasons) pending_reasons_.clear();
+      metrics_.end_cycle_waits();
+      ++result_.cycles_fair_share_only;
+    } else {
+      repeats = full_cycle(now);
+      if (cache_.updated()) ++result_.cycles_updated;
+    }
+    ++result_.cycles;
+    next_cycle_ += sc_.period_ms;
+    if (drained(repeats)) end_ = now;
+  }
+
+  // The actions run; true when the outcome repeats until an object changes.
+  bool full_cycle(std::int64_t now) {
+    model::ClusterState state = cache_.full_state(world_, now, per_cycle_);
+    if (sc_.usage.enabled) state.queue_usage = usage_db_.usage(now);
+    bool repeats = false;
+    {
+      sched::Session ssn = sched::run_cycle(state);
+      world_.apply_decisions(ssn, now, sc_.bind_delay_ms, events_);
+      cache_.record(ssn);
+      observe_events();
+      record_waits(ssn, now, metrics_);
+      metrics_.end_cycle_waits();
+      metrics_.sample(ssn.state, cache_.ledger(), *sched::queue_shares(ssn), now);
+      if (options_.pending_reasons) {
+        pending_reasons_.observe(ssn);
+        pending_reasons_.hold(period_s_);
+      }
+      if (sc_.usage.enabled)
+        usage_db_.observe(now, metrics_.allocated_by_queue(), node_capacity(ssn.state));
+      repeats = cache_.observe(ssn, state);
+    }
+    cache_.keep(std::move(state), world_);
+    return repeats;
+  }
+
+  // The pod events so far, to everything that watches them.
+  void observe_events() {
+    for (const replay::PodEvent& e : events_) {
+      if (e.type == PodEventType::SUBMIT) ++progress_.pods_submitted;
+      if (e.type == PodEventType::COMPLETE || e.type == PodEventType::GONE ||
+          e.type == PodEventType::LOST)
+        ++progress_.pods_done;
+    }
+    status_view_.touch(events_);
+    metrics_.record_events(events_);
+    stop_rules_.record(events_);
+    events_.clear();
+  }
+
+  void check_expectations(std::int64_t now) {
+    while (next_expect_ < expectations_.size() && expectations_[next_expect_].at_ms == now) {
+      if (options_.check) check(expectations_[next_expect_], world_, metrics_, result_);
+      ++next_expect_;
+    }
+  }
+
+  // Drained: no step left, and no pod left or only pods no cycle will ever place (the cycle's
+  // outcome repeats and no timer is left to change the cluster).
+  bool drained(bool repeats) const {
+    return sc_.end_when_drained && next_step_ == sc_.steps.size() &&
+           (!world_.has_pods() || (repeats && world_.next_due() < 0));
+  }
+
+  // The next instant something happens: a cycle, a step, an expectation or a world timer.
+  std::int64_t next_instant(std::int64_t now) const {
+    std::int64_t next = next_cycle_;
+    if (next_step_ < sc_.steps.size()) next = std::min(next, sc_.steps[next_step_].at_ms);
+    if (next_expect_ < expectations_.size())
+      next = std::min(next, expectations_[next_expect_].at_ms);
+    const std::int64_t due = world_.next_due();
+    if (due >= 0) next = std::min(next, std::max(due, now + 1));
+    return next <= now ? now + 1 : next;
+  }
+
+  ReplayResult finish() {
+    if (options_.progress) {
+      progress_.now_ms = end_;
+      progress_.end_ms = end_;
+      progress_.cycles = result_.cycles;
+      progress_.finished = true;
+      options_.progress(progress_);
+    }
+    for (; next_expect_ < expectations_.size(); ++next_expect_) {
+      result_.failures.push_back(
+          {expectations_[next_expect_].at_ms,
+           "expectation is after the end of the replay (" + fmt_s(end_) + ")"});
+    }
+    metrics_.finish(end_);
+    result_.summary_table = metrics_.summary_table(sc_.name, result_.cycles, result_.cycles_reused,
+                                                   result_.cycles_fair_share_only, end_);
+    result_.outputs = {{"timeline.csv", metrics_.timeline_csv()},
+                       {"kai-timeline.csv", metrics_.kai_timeline_csv()},
+                       {"cluster.csv", metrics_.cluster_csv()},
+                       {"events.jsonl", metrics_.events_jsonl()},
+                       {"queue-status.csv", status_view_.csv()},
+                       {"summary.json", metrics_.summary_json(sc_.name, result_.cycles, end_)}};
+    for (const auto& [at_ms, queues] : status_view_.history())
+      result_.queue_status.push_back({at_ms, queues});
+    if (options_.pending_reasons) result_.pending_reasons = pending_reasons_.totals();
+    if (!options_.out_dir.empty()) {
+      result_.output_notes =
+          io::write_output_folder(options_.out_dir, result_.outputs, "replay").notes();
+    }
+    return std::move(result_);
+  }
+
+  const replay::Scenario& sc_;
+  const ReplayOptions& options_;
+  replay::World world_;
+  Metrics metrics_;
+  replay::UsageDb usage_db_;
+  replay::PendingReasons pending_reasons_;
+  StopRules stop_rules_;
+  replay::QueueStatusView status_view_;  // Queue.status as KAI's controllers write it
+  replay::CycleCache cache_;
+  const double period_s_;
+  std::vector<replay::Expectation> expectations_;  // by time
+  ReplayResult result_;
+  ReplayProgress progress_;
+  std::vector<replay::PodEvent> events_;
+  Diagnostics per_cycle_;  // the same objects again every cycle: their warnings were given once
+  std::size_t next_step_ = 0, next_expect_ = 0;
+  std::int64_t next_cycle_ = 0;
+  std::int64_t end_;
+};
+
 }  // namespace
 
 ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) {
@@ -233,24 +327,6 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
           ? replay::load_scenario(options.scenario_path, diagnostics)
           : replay::load_scenario_text(options.scenario_text, options.scenario_path,
                                        options.base_dir, diagnostics);
-  replay::World world(sc.grace_ms);
-  Metrics metrics;
-  replay::UsageDb usage_db(sc.usage);
-  ReplayResult result;
-  replay::PendingReasons pending_reasons;
-  StopRules stop_rules(options.stop_rules, sc);
-  const double period_s = static_cast<double>(sc.period_ms) / 1000.0;
-  ReplayProgress progress;
-  progress.end_ms = sc.duration_ms;
-  auto next_report = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
-  // Pods submitted and done, from the events before the metrics take them.
-  auto count_pods = [&progress](const std::vector<replay::PodEvent>& evs) {
-    for (const replay::PodEvent& e : evs) {
-      if (e.type == "submit") ++progress.pods_submitted;
-      if (e.type == "complete" || e.type == "gone" || e.type == "lost") ++progress.pods_done;
-    }
-  };
-
   // Every manifest is checked once, up front and with its own line numbers (the world holds
   // copies, which lose them): a bad field fails the run before anything is written.
   validate(sc.manifests, diagnostics);
@@ -264,230 +340,8 @@ ReplayResult run_replay(const ReplayOptions& options, Diagnostics& diagnostics) 
       if (w.find("unknown field") != std::string::npos) diagnostics.warnings.push_back(w);
     }
   }
-  if (options.validate_only) return result;
-  Diagnostics per_cycle;  // the same objects again every cycle: their warnings were given above
-
-  std::vector<replay::PodEvent> events;
-  for (const replay::Manifest& m : sc.manifests) world.apply(m, 0, events);
-  // Queue.status as KAI's controllers write it, beside the scheduler's view of the timeline.
-  replay::QueueStatusView status_view;
-
-  std::size_t next_step = 0, next_expect = 0;
-  std::vector<replay::Expectation> expectations = sc.expectations;
-  std::stable_sort(expectations.begin(), expectations.end(),
-                   [](const auto& a, const auto& b) { return a.at_ms < b.at_ms; });
-  std::int64_t next_cycle = 0;
-  std::int64_t now = 0;
-  std::int64_t end = sc.duration_ms;
-  constexpr std::uint64_t kNoVersion = ~std::uint64_t{0};
-  std::uint64_t repeatable_version =
-      kNoVersion;  // world version after a cycle whose outcome repeats
-  std::uint64_t settled_version =
-      kNoVersion;  // quiet version after a cycle that left nothing pending
-  // While settled: the state that cycle left, which later cycles bring up to date
-  // (World::update_snapshot) instead of taking a new snapshot.
-  std::optional<model::ClusterState> kept;
-  bool kept_sampled =
-      false;  // the latest sample is of `kept`, with the pods changed since, as it is
-  // Every pod's part of a cycle's sums: those of the latest cycle's state after its decisions,
-  // then of `kept` with the pods changed since (read beside it until the next full cycle
-  // brings it up to date).
-  replay::QueueLedger ledger;
-  // Drained: no step left, and no pod left or only pods no cycle will ever place (the cycle's
-  // outcome repeats and no timer is left to change the cluster).
-  auto drained = [&](bool repeats) {
-    return sc.end_when_drained && next_step == sc.steps.size() &&
-           (!world.has_pods() || (repeats && world.next_due() < 0));
-  };
-  while (now <= end) {
-    if (options.poll && options.poll()) throw Error(ErrorCode::INTERRUPTED, "replay interrupted");
-    world.advance(now, events);
-    while (next_step < sc.steps.size() && sc.steps[next_step].at_ms == now) {
-      const replay::Step& step = sc.steps[next_step++];
-      for (const replay::ObjectRef& r : step.remove) world.remove(r, now, events);
-      for (const replay::Manifest& m : step.apply) world.apply(m, now, events);
-      if (!only_pods(step)) status_view.touch_all();
-      for (const replay::PodShape& pod : step.pods)
-        world.apply({replay::bare_pod_manifest(pod), step.pods_file}, now, events);
-    }
-    const bool cycle = now == next_cycle;
-    const bool unchanged = cycle && repeatable_version == world.version();
-    bool current = false;  // `kept` is this cycle's state
-    bool beside = false;   // `kept` with the pods changed since, read into the ledger, is
-    if (cycle && !unchanged && kept && settled_version == world.quiet_version()) {
-      // No bare pod arrived, so nothing is pending: `kept` can wait for the next full cycle.
-      std::vector<const io::ParsedObjects*> pods;
-      std::vector<std::string> gone;
-      beside = world.recent_pod_changes(pods, gone, per_cycle) &&
-               record_beside(*kept, pods, gone, ledger, per_cycle);
-      if (!gone.empty()) kept_sampled = false;
-    }
-    if (cycle && !unchanged && kept && !beside) {
-      bool moved = false;  // pods came or went: the fair share moves
-      std::vector<std::string> touched;
-      current = settled_version == world.quiet_version() &&
-                world.update_snapshot(*kept, now, moved, touched, per_cycle);
-      if (current) {
-        record_touched(*kept, touched, ledger);
-      } else {
-        world.recycle(std::move(*kept));
-        kept.reset();
-      }
-      if (moved) kept_sampled = false;
-    }
-    const bool pending = current && ledger.any_pending();
-    if (unchanged || ((current || beside) && !pending && kept_sampled)) {
-      metrics.repeat(
-          now);  // nothing changed since a cycle that decided nothing, or nothing that matters
-      if (options.pending_reasons) {
-        if (!unchanged) pending_reasons.clear();
-        pending_reasons.hold(period_s);
-      }
-      ++result.cycles;
-      ++result.cycles_reused;
-      next_cycle += sc.period_ms;
-      if (drained(true)) end = now;
-    } else if ((current || beside) && !pending) {
-      // Nothing is pending, so the actions have nothing to do; the proportion plugin's
-      // attributes still move with pods bound last cycle (their request now counts as what they
-      // received) and pods that finished.
-      const IdVector<QueueId, fairshare::QueueShares> queues =
-          sched::proportion_queues(*kept, ledger.open_sums(*kept));
-#ifndef NDEBUG
-      check_without_cycle(*kept, current, ledger, queues, world, now, sc);
-#endif
-      metrics.sample(*kept, ledger, queues, now);
-      if (options.pending_reasons) pending_reasons.clear();
-      metrics.end_cycle_waits();
-      kept_sampled = true;
-      ++result.cycles;
-      ++result.cycles_fair_share_only;
-      next_cycle += sc.period_ms;
-      if (drained(true)) end = now;
-    } else if (cycle) {
-      model::ClusterState state =
-          current ? std::move(*kept) : cycle_input(world, now, sc, per_cycle);
-      kept.reset();
-      if (!current) ledger.rebuild(state);
-#ifndef NDEBUG
-      if (current) {
-        check_kept(state, nullptr, world, now, sc);
-        replay::check_ledger(ledger, state);
-      }
-#endif
-      if (sc.usage.enabled) state.queue_usage = usage_db.usage(now);
-      state.open_sums = ledger.open_sums(state);
-      bool repeats = false, calm = false, bound = false;  // set while the session lives
-      {
-        sched::Session ssn = sched::run_cycle(state);
-        world.apply_decisions(ssn, now, sc.bind_delay_ms, events);
-        count_pods(events);
-        record_decisions(ssn, ledger);
-#ifndef NDEBUG
-        replay::check_ledger(ledger, ssn.state);
-#endif
-        status_view.touch(events);
-        metrics.record_events(events);
-        stop_rules.record(events);
-        events.clear();
-        record_waits(ssn, now, metrics);
-        metrics.end_cycle_waits();
-        metrics.sample(ssn.state, ledger, *sched::queue_shares(ssn), now);
-        if (options.pending_reasons) {
-          pending_reasons.observe(ssn);
-          pending_reasons.hold(period_s);
-        }
-        if (sc.usage.enabled)
-          usage_db.observe(now, metrics.allocated_by_queue(), node_capacity(ssn.state));
-        const bool clock_free_cycle = clock_free(ssn, sc);
-        repeats =
-            clock_free_cycle && ssn.binds.empty();  // deciding nothing, it decides nothing again
-        // Calm: a clock-free cycle left no pod pending (binds are its only decisions). Until an
-        // object changes, no action has anything to do, and bound pods that start running change
-        // nothing; the fair share can still move (a bound pod's request now counts as what it
-        // received). Claims are written back and released by the World, which an update would
-        // have to repeat.
-        calm = clock_free_cycle && ssn.state.claims.empty() && !ledger.any_pending();
-        bound = !ssn.binds.empty();
-        if (calm)
-          state.jobs_by_name = ssn.jobs_by_name();  // the jobs stay as they are until an update
-      }
-      const bool reuse = options.reuse_unchanged_cycles;
-      repeatable_version = repeats && reuse ? world.version() : kNoVersion;
-      settled_version = calm && reuse ? world.quiet_version() : kNoVersion;
-      if (calm && reuse &&
-          (current || io::updatable(state))) {  // an update keeps the state updatable
-        kept = std::move(state);
-        kept_sampled = !bound;
-      } else {
-        world.recycle(std::move(state));
-      }
-      ++result.cycles;
-      if (current) ++result.cycles_updated;
-      next_cycle += sc.period_ms;
-      if (drained(repeats)) end = now;
-    }
-    status_view.touch(events);
-    count_pods(events);
-    metrics.record_events(events);
-    stop_rules.record(events);
-    events.clear();
-    status_view.sample(world, now);
-    while (next_expect < expectations.size() && expectations[next_expect].at_ms == now) {
-      if (options.check) check(expectations[next_expect], world, metrics, result);
-      ++next_expect;
-    }
-    if (now == end) break;
-    if (cycle && !options.stop_rules.empty()) {
-      result.stopped_by = stop_rules.reached(now);
-      if (!result.stopped_by.empty()) {
-        result.stopped_at_ms = now;
-        end = now;
-        break;
-      }
-    }
-    if (options.progress && std::chrono::steady_clock::now() >= next_report) {
-      progress.now_ms = now;
-      progress.cycles = result.cycles;
-      options.progress(progress);
-      next_report = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
-    }
-    std::int64_t next = next_cycle;
-    if (next_step < sc.steps.size()) next = std::min(next, sc.steps[next_step].at_ms);
-    if (next_expect < expectations.size()) next = std::min(next, expectations[next_expect].at_ms);
-    const std::int64_t due = world.next_due();
-    if (due >= 0) next = std::min(next, std::max(due, now + 1));
-    if (next <= now) next = now + 1;
-    now = next;
-  }
-  if (options.progress) {
-    progress.now_ms = end;
-    progress.end_ms = end;
-    progress.cycles = result.cycles;
-    progress.finished = true;
-    options.progress(progress);
-  }
-  for (; next_expect < expectations.size(); ++next_expect) {
-    result.failures.push_back({expectations[next_expect].at_ms,
-                               "expectation is after the end of the replay (" + fmt_s(end) + ")"});
-  }
-  metrics.finish(end);
-  result.summary_table = metrics.summary_table(sc.name, result.cycles, result.cycles_reused,
-                                               result.cycles_fair_share_only, end);
-  result.outputs = {{"timeline.csv", metrics.timeline_csv()},
-                    {"kai-timeline.csv", metrics.kai_timeline_csv()},
-                    {"cluster.csv", metrics.cluster_csv()},
-                    {"events.jsonl", metrics.events_jsonl()},
-                    {"queue-status.csv", status_view.csv()},
-                    {"summary.json", metrics.summary_json(sc.name, result.cycles, end)}};
-  for (const auto& [at_ms, queues] : status_view.history())
-    result.queue_status.push_back({at_ms, queues});
-  if (options.pending_reasons) result.pending_reasons = pending_reasons.totals();
-  if (!options.out_dir.empty()) {
-    result.output_notes =
-        io::write_output_folder(options.out_dir, result.outputs, "replay").notes();
-  }
-  return result;
+  if (options.validate_only) return {};
+  return Run(sc, options).run();
 }
 
 }  // namespace sim::api

@@ -6,6 +6,7 @@
 namespace sim::api {
 
 using replay::Manifest;
+using replay::PodEventType;
 using replay::PodShape;
 using replay::Step;
 
@@ -48,13 +49,14 @@ bool StopRules::counts(const Rule& r, const std::string& queue, std::int64_t sub
 void StopRules::record(const std::vector<replay::PodEvent>& events) {
   if (rules_.empty()) return;
   for (const replay::PodEvent& e : events) {
-    if (e.type == "submit" || e.type == "recreate") {
+    if (e.type == PodEventType::SUBMIT || e.type == PodEventType::RECREATE) {
       pending_[e.pod] = {e.at_ms, e.queue};
       by_time_.emplace(e.at_ms, e.pod);
-    } else if (e.type == "bind" || e.type == "delete" || e.type == "gone" || e.type == "lost") {
+    } else if (e.type == PodEventType::BIND || e.type == PodEventType::DELETE ||
+               e.type == PodEventType::GONE || e.type == PodEventType::LOST) {
       auto it = pending_.find(e.pod);
       if (it == pending_.end()) continue;
-      if (e.type == "bind") {
+      if (e.type == PodEventType::BIND) {
         const double wait_s = static_cast<double>(e.at_ms - it->second.at_ms) / 1000.0;
         for (Rule& r : rules_) {
           if (!counts(r, it->second.queue, it->second.at_ms)) continue;
@@ -69,7 +71,7 @@ void StopRules::record(const std::vector<replay::PodEvent>& events) {
         }
       }
       pending_.erase(it);
-    } else if (e.type == "evict") {
+    } else if (e.type == PodEventType::EVICT) {
       for (Rule& r : rules_) {
         if (r.spec.queues.empty() ||
             std::find(r.spec.queues.begin(), r.spec.queues.end(), e.queue) != r.spec.queues.end()) {

@@ -147,7 +147,8 @@ std::map<std::string, ResourceVec> Metrics::allocated_by_queue() const {
 
 void Metrics::record_events(const std::vector<PodEvent>& events) {
   for (const PodEvent& e : events) {
-    events_ += "{\"time_s\":" + seconds(e.at_ms) + ",\"type\":" + json_string(e.type) +
+    events_ += "{\"time_s\":" + seconds(e.at_ms) +
+               ",\"type\":" + json_string(std::string(event_name(e.type))) +
                ",\"pod\":" + json_string(e.pod) + ",\"queue\":" + json_string(e.queue);
     if (!e.node.empty()) events_ += ",\"node\":" + json_string(e.node);
     if (!e.reason.empty()) events_ += ",\"reason\":" + json_string(e.reason);
@@ -155,11 +156,12 @@ void Metrics::record_events(const std::vector<PodEvent>& events) {
     if (!e.beneficiary_queue.empty())
       events_ += ",\"for_queue\":" + json_string(e.beneficiary_queue);
     events_ += ",\"gpus\":" + go_json_number(e.gpus) + "}\n";
-    if (e.type == "submit" || e.type == "recreate") submitted_[e.pod] = {e.at_ms, e.queue};
-    if (e.type == "gone")
+    if (e.type == PodEventType::SUBMIT || e.type == PodEventType::RECREATE)
+      submitted_[e.pod] = {e.at_ms, e.queue};
+    if (e.type == PodEventType::GONE)
       submitted_.erase(e.pod);  // removed before it was bound: it no longer waits
     waits_.on_event(e);
-    if (e.type == "bind") {
+    if (e.type == PodEventType::BIND) {
       auto it = submitted_.find(e.pod);
       if (it != submitted_.end()) {
         const double wait = static_cast<double>(e.at_ms - it->second.first) / 1000.0;
@@ -168,7 +170,7 @@ void Metrics::record_events(const std::vector<PodEvent>& events) {
         submitted_.erase(it);
       }
     }
-    if (e.type == "evict") {
+    if (e.type == PodEventType::EVICT) {
       ++evictions_;
       ++totals_[e.queue].evictions_suffered;
       if (!e.beneficiary_queue.empty()) ++totals_[e.beneficiary_queue].evictions_caused;

@@ -127,10 +127,11 @@ void World::evict_for_taint(const std::string& key, std::int64_t now_ms,
   const std::string node = str(doc, "spec", "nodeName");
   auto taint = node_taints_.find(node);
   if (taint == node_taints_.end()) return;
-  events.push_back(
-      {now_ms, "lost", str(doc, "metadata", "namespace") + "/" + str(doc, "metadata", "name"),
-       queue_of(doc), node, taint->second == kNotReadyTaint ? "node-not-ready" : "node-unreachable",
-       "", requested_gpus(doc)});
+  events.push_back({now_ms, PodEventType::LOST,
+                    str(doc, "metadata", "namespace") + "/" + str(doc, "metadata", "name"),
+                    queue_of(doc), node,
+                    taint->second == kNotReadyTaint ? "node-not-ready" : "node-unreachable", "",
+                    requested_gpus(doc)});
   start_termination(key, now_ms, events);
 }
 

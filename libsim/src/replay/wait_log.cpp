@@ -88,13 +88,13 @@ void WaitLog::close(std::unordered_map<std::string, Open>::iterator it, std::int
 
 void WaitLog::on_event(const PodEvent& e) {
   auto it = open_.find(e.pod);
-  if (e.type == "submit" || e.type == "recreate") {
+  if (e.type == PodEventType::SUBMIT || e.type == PodEventType::RECREATE) {
     if (it != open_.end()) close(it, e.at_ms);
     open_[e.pod] = {e.at_ms, e.queue, "AwaitingCycle", "AwaitingCycle"};
     return;
   }
   if (it == open_.end()) return;
-  if (e.type == "pipeline") {
+  if (e.type == PodEventType::PIPELINE) {
     if (it->second.cause == "Pipelined") return;
     close(it, e.at_ms);
     open_[e.pod] = {e.at_ms, e.queue, "Pipelined", "Pipelined"};

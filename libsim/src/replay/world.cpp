@@ -36,28 +36,31 @@ bool namespaced_kind(const std::string& kind) {
 
 }  // namespace
 
-std::string format_time(std::int64_t ms) {
-  const std::int64_t secs = kEpochSeconds + ms / 1000;
-  const std::int64_t days = secs / 86400;
-  std::int64_t rem = secs % 86400;
-  // civil_from_days
-  std::int64_t z = days + 719468;
-  const std::int64_t era = z / 146097;
-  const std::int64_t doe = z - era * 146097;
-  const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  std::int64_t y = yoe + era * 400;
-  const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const std::int64_t mp = (5 * doy + 2) / 153;
-  const std::int64_t d = doy - (153 * mp + 2) / 5 + 1;
-  const std::int64_t m = mp < 10 ? mp + 3 : mp - 9;
-  y += m <= 2;
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "%04lld-%02lld-%02lldT%02lld:%02lld:%02lldZ",
-                static_cast<long long>(y), static_cast<long long>(m), static_cast<long long>(d),
-                static_cast<long long>(rem / 3600), static_cast<long long>(rem % 3600 / 60),
-                static_cast<long long>(rem % 60));
-  return buf;
+std::string_view event_name(PodEventType type) {
+  switch (type) {
+    case PodEventType::SUBMIT:
+      return "submit";
+    case PodEventType::BIND:
+      return "bind";
+    case PodEventType::PIPELINE:
+      return "pipeline";
+    case PodEventType::EVICT:
+      return "evict";
+    case PodEventType::DELETE:
+      return "delete";
+    case PodEventType::GONE:
+      return "gone";
+    case PodEventType::RECREATE:
+      return "recreate";
+    case PodEventType::COMPLETE:
+      return "complete";
+    case PodEventType::LOST:
+      return "lost";
+  }
+  return "";
 }
+
+std::string format_time(std::int64_t ms) { return io::format_rfc3339(kEpochSeconds + ms / 1000); }
 
 std::int64_t epoch_ns(std::int64_t ms) { return (kEpochSeconds * 1000 + ms) * 1'000'000; }
 
@@ -235,7 +238,7 @@ void World::apply(Manifest&& m, std::int64_t now_ms, std::vector<PodEvent>& even
   if (kind == "Node") node_condition_changed(str(doc, "metadata", "name"), doc, now_ms, events);
   if (kind == "Pod") {
     claims_from_templates(key, now_ms);  // before the event, which counts the claims' GPUs
-    events.push_back({now_ms, "submit",
+    events.push_back({now_ms, PodEventType::SUBMIT,
                       str(doc, "metadata", "namespace") + "/" + str(doc, "metadata", "name"),
                       queue_of(doc), "", "", "", requested_gpus(doc)});
   }
@@ -288,7 +291,7 @@ void World::start_termination(const std::string& key, std::int64_t now_ms,
     const double gpus = requested_gpus(doc);  // before drop() takes the claims made for the pod
     drop(key);
     gone_[pod] = "Deleted";
-    events.push_back({now_ms, "gone", pod, queue_of(doc), "", "", "", gpus});
+    events.push_back({now_ms, PodEventType::GONE, pod, queue_of(doc), "", "", "", gpus});
     return;
   }
   doc["metadata"]["deletionTimestamp"] = format_time(now_ms);
@@ -316,7 +319,7 @@ void World::remove(const ObjectRef& ref, std::int64_t now_ms, std::vector<PodEve
     }
     for (const std::string& pod_key : lost) {
       const YAML::Node doc = objects_.at(pod_key).doc;
-      events.push_back({now_ms, "lost",
+      events.push_back({now_ms, PodEventType::LOST,
                         str(doc, "metadata", "namespace") + "/" + str(doc, "metadata", "name"),
                         queue_of(doc), ref.name, "node-removed", "", requested_gpus(doc)});
       start_termination(pod_key, now_ms, events);
@@ -324,8 +327,8 @@ void World::remove(const ObjectRef& ref, std::int64_t now_ms, std::vector<PodEve
     }
   }
   if (ref.kind == "Pod") {
-    events.push_back({now_ms, "delete", ref.ns + "/" + ref.name, queue_of(it->second.doc), "", "",
-                      "", requested_gpus(it->second.doc)});
+    events.push_back({now_ms, PodEventType::DELETE, ref.ns + "/" + ref.name,
+                      queue_of(it->second.doc), "", "", "", requested_gpus(it->second.doc)});
     start_termination(key, now_ms, events);
     return;
   }
@@ -367,7 +370,7 @@ void World::advance(std::int64_t now_ms, std::vector<PodEvent>& events) {
     const std::string ns = str(obj.doc, "metadata", "namespace");
     const std::string name = str(obj.doc, "metadata", "name");
     gone_[ns + "/" + name] = "Succeeded";
-    events.push_back({now_ms, "complete", ns + "/" + name, queue_of(obj.doc),
+    events.push_back({now_ms, PodEventType::COMPLETE, ns + "/" + name, queue_of(obj.doc),
                       str(obj.doc, "spec", "nodeName"), "", "", gpus});
     const std::string group = str(obj.doc["metadata"], "annotations", "pod-group-name");
     if (group.rfind("pg-" + name + "-", 0) == 0) {
@@ -390,7 +393,7 @@ void World::advance(std::int64_t now_ms, std::vector<PodEvent>& events) {
     const std::string group = str(obj.doc["metadata"], "annotations", "pod-group-name");
     const bool owned = obj.doc["metadata"]["ownerReferences"].IsDefined() &&
                        obj.doc["metadata"]["ownerReferences"].size() > 0;
-    events.push_back({now_ms, "gone", pod, queue_of(obj.doc), "", "", "", gpus});
+    events.push_back({now_ms, PodEventType::GONE, pod, queue_of(obj.doc), "", "", "", gpus});
     if (!owned) {
       gone_[pod] = "Deleted";
       // The pod-grouper's PodGroup is owned by the bare pod: garbage-collected with it.
@@ -415,7 +418,7 @@ void World::advance(std::int64_t now_ms, std::vector<PodEvent>& events) {
     }
     put(key_of(fresh), Object{fresh, obj.file});
     claims_from_templates(key_of(fresh), now_ms);
-    events.push_back({now_ms, "recreate", ns + "/" + str(fresh, "metadata", "name"),
+    events.push_back({now_ms, PodEventType::RECREATE, ns + "/" + str(fresh, "metadata", "name"),
                       queue_of(fresh), "", "", "", requested_gpus(fresh)});
   }
 }
@@ -617,24 +620,24 @@ void World::apply_decisions(const sched::Session& ssn, std::int64_t now_ms,
     changes_.pods.push_back(pod_key(t));
     binding_.set(pod_key(t), now_ms + bind_delay_ms);
     if (bind_delay_ms == 0) mark_running(pod_key(t), now_ms);
-    events.push_back(
-        {now_ms, "bind", t.key(), queue(t), state.nodes[b.node].name, "", "", event_gpus(t)});
+    events.push_back({now_ms, PodEventType::BIND, t.key(), queue(t), state.nodes[b.node].name, "",
+                      "", event_gpus(t)});
   }
   if (bind_delay_ms == 0) {
     for (const sched::BindDecision& b : ssn.binds) binding_.erase(pod_key(state.tasks[b.task]));
   }
   for (const sched::PipelineDecision& p : ssn.pipelines) {
     const model::Task& t = state.tasks[p.task];
-    events.push_back({now_ms, "pipeline", t.key(), queue(t), state.nodes[p.node].name, p.action, "",
-                      at(t.request, Resource::GPU)});
+    events.push_back({now_ms, PodEventType::PIPELINE, t.key(), queue(t), state.nodes[p.node].name,
+                      p.action, "", at(t.request, Resource::GPU)});
   }
   for (const sched::EvictionDecision& e : ssn.evictions) {
     const model::Task& t = state.tasks[e.task];
     const std::string beneficiary = e.beneficiary.valid() ? state.jobs[e.beneficiary].name : "";
     const std::string beneficiary_queue =
         e.beneficiary.valid() ? state.jobs[e.beneficiary].queue_name : "";
-    events.push_back({now_ms, "evict", t.key(), queue(t), state.nodes[e.node].name, e.reason,
-                      beneficiary, event_gpus(t), beneficiary_queue});
+    events.push_back({now_ms, PodEventType::EVICT, t.key(), queue(t), state.nodes[e.node].name,
+                      e.reason, beneficiary, event_gpus(t), beneficiary_queue});
     if (objects_.contains(pod_key(t))) start_termination(pod_key(t), now_ms, events);
   }
   // Scheduler annotations on PodGroups: last start and staleness, for the jobs whose marks the

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -20,11 +21,16 @@
 
 namespace sim::replay {
 
+/// What happened to a pod (events.jsonl's `type`, docs/replay-output.md).
+enum class PodEventType { SUBMIT, BIND, PIPELINE, EVICT, DELETE, GONE, RECREATE, COMPLETE, LOST };
+/// Its name in events.jsonl: submit, bind, pipeline, evict, delete, gone, recreate, complete, lost.
+std::string_view event_name(PodEventType type);
+
 /// What happened to a pod, for events.jsonl and the metrics.
 struct PodEvent {
   std::int64_t at_ms;
-  std::string type;  ///< submit, bind, pipeline, evict, delete, gone, recreate, complete, lost
-  std::string pod;   ///< ns/name
+  PodEventType type;
+  std::string pod;  ///< ns/name
   std::string queue;
   std::string node;
   std::string reason;  ///< evict: reclaim/preempt/consolidation/stalegang
