@@ -1,9 +1,9 @@
 #include "api/cycle_table.hpp"
 
 #include <algorithm>
-#include <ctime>
 #include <sstream>
 
+#include "io/yaml_field.hpp"
 #include "sim/core/go_json.hpp"
 
 namespace sim::api {
@@ -60,21 +60,13 @@ std::string plural(std::size_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
-std::string rfc3339(std::int64_t ns) {
-  const std::time_t secs = static_cast<std::time_t>(ns / 1'000'000'000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 }  // namespace
 
 std::string cycle_table(const ordered_json& report, const std::vector<QueueBounds>& bounds,
                         std::int64_t now_ns) {
   std::ostringstream s;
-  s << "kaisim cycle" << (now_ns > 0 ? " at " + rfc3339(now_ns) : std::string()) << ": "
+  s << "kaisim cycle"
+    << (now_ns > 0 ? " at " + io::format_rfc3339(now_ns / 1'000'000'000) : std::string()) << ": "
     << plural(report["binds"].size(), "bind", "binds") << ", "
     << plural(report["evictions"].size(), "eviction", "evictions") << ", "
     << plural(report["pipelined"].size(), "pipelined pod", "pipelined pods") << ", "

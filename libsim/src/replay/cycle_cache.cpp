@@ -68,8 +68,8 @@ void record_touched(const model::ClusterState& state, const std::vector<std::str
 }
 
 // The state a full cycle starts from: the world's objects with the scenario's scheduler settings.
-model::ClusterState cycle_input(World& world, std::int64_t now, const Scenario& sc,
-                                Diagnostics& d, bool aside = false) {
+model::ClusterState cycle_input(World& world, std::int64_t now, const Scenario& sc, Diagnostics& d,
+                                bool aside = false) {
   model::ClusterState state = aside ? world.snapshot_aside(now, d) : world.snapshot(now, d);
   state.config = sc.scheduler;
   state.config.k_value = sc.k_value;
@@ -137,8 +137,8 @@ CycleCache::Kind CycleCache::plan(World& world, std::int64_t now, Diagnostics& p
   return Kind::FULL;
 }
 
-IdVector<QueueId, fairshare::QueueShares> CycleCache::fair_share([[maybe_unused]] World& world,
-                                                                 [[maybe_unused]] std::int64_t now) {
+IdVector<QueueId, fairshare::QueueShares> CycleCache::fair_share(
+    [[maybe_unused]] World& world, [[maybe_unused]] std::int64_t now) {
   // The proportion plugin's attributes still move with pods bound last cycle (their request now
   // counts as what they received) and pods that finished.
   IdVector<QueueId, fairshare::QueueShares> queues =
@@ -150,8 +150,7 @@ IdVector<QueueId, fairshare::QueueShares> CycleCache::fair_share([[maybe_unused]
   return queues;
 }
 
-model::ClusterState CycleCache::full_state(World& world, std::int64_t now,
-                                           Diagnostics& per_cycle) {
+model::ClusterState CycleCache::full_state(World& world, std::int64_t now, Diagnostics& per_cycle) {
   model::ClusterState state =
       current_ ? std::move(*kept_) : cycle_input(world, now, sc_, per_cycle);
   kept_.reset();

@@ -2,8 +2,10 @@
 // Private: the replay's shortcuts in one place. A cycle whose outcome cannot differ from the last
 // one's is not run again; one with nothing pending only recomputes the fair share; a full cycle
 // runs on the state the last one left, brought up to date, when that state can follow the changes.
-// Nothing outside knows how: the replay loop asks what the cycle at hand does. Debug and
-// sanitizer builds prove every shortcut against a new snapshot as it is taken.
+// The replay loop asks what the cycle at hand does and does that; how a kind is recognised and
+// which state it runs on stay in here. Debug and sanitizer builds check each cycle run on a kept
+// state, and each fair-share-only cycle, against a new snapshot (a repeated outcome is not
+// re-checked: nothing changed since the cycle it repeats).
 
 #include <cstdint>
 #include <optional>
@@ -34,14 +36,15 @@ class CycleCache {
   /// What the cycle at `now` does, the world having changed as it does before a cycle.
   Kind plan(World& world, std::int64_t now, Diagnostics& per_cycle);
 
-  /// SAME_SAMPLE and FAIR_SHARE_ONLY: the state the cycle samples, with ledger() beside it.
+  /// FAIR_SHARE_ONLY: the state the cycle samples, with ledger() beside it.
   const model::ClusterState& kept() const { return *kept_; }
   /// FAIR_SHARE_ONLY: every queue's fair share on kept().
   IdVector<QueueId, fairshare::QueueShares> fair_share(World& world, std::int64_t now);
 
   /// FULL: the state the cycle runs on, open sums included (usage history is the caller's).
   model::ClusterState full_state(World& world, std::int64_t now, Diagnostics& per_cycle);
-  /// FULL: whether full_state() brought the last cycle's state up to date (no new snapshot).
+  /// FULL: whether the cycle runs on the last cycle's state brought up to date by plan() (no new
+  /// snapshot).
   bool updated() const { return current_; }
   /// FULL: the decisions of the session, once the world holds them.
   void record(const sched::Session& ssn);
@@ -65,7 +68,7 @@ class CycleCache {
   std::optional<model::ClusterState> kept_;
   bool kept_sampled_ = false;  // the latest sample is of kept_, with the pods changed since
   bool current_ = false;       // this cycle: kept_ is brought up to date
-  bool beside_ = false;        // this cycle: kept_ with the changed pods read into the ledger is
+  bool beside_ = false;        // this cycle: the changed pods are read into the ledger beside kept_
   bool repeats_ = false, calm_ = false, bound_ = false;  // what the latest full cycle left
   // Every pod's part of a cycle's sums: those of the latest cycle's state after its decisions,
   // then of kept_ with the pods changed since (read beside it until the next full cycle brings

@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+using sim::io::format_rfc3339;
 using sim::io::parse_go_duration_ms;
 using sim::io::parse_rfc3339;
 
@@ -23,6 +24,16 @@ TEST_CASE("RFC 3339 times parse to nanoseconds since the epoch", "[io][time]") {
   CHECK(parse_rfc3339("1677-09-21T00:12:44Z") == -9223372036000000000LL);
   CHECK_FALSE(parse_rfc3339("1012-02-29T00:00:00Z"));
   CHECK_FALSE(parse_rfc3339("9999-12-31T23:59:59Z"));
+}
+
+TEST_CASE("seconds format as RFC 3339 in UTC and parse back, before 1970 too", "[io][time]") {
+  CHECK(format_rfc3339(0) == "1970-01-01T00:00:00Z");
+  CHECK(format_rfc3339(1767225600) == "2026-01-01T00:00:00Z");  // the replay's time 0
+  CHECK(format_rfc3339(951782400) == "2000-02-29T00:00:00Z");
+  CHECK(format_rfc3339(-1) == "1969-12-31T23:59:59Z");
+  CHECK(format_rfc3339(-9223372036) == "1677-09-21T00:12:44Z");
+  for (const std::int64_t s : {-86401LL, -1LL, 0LL, 86399LL, 1785751200LL, 9223372036LL})
+    CHECK(parse_rfc3339(format_rfc3339(s)) == s * 1000000000LL);
 }
 
 TEST_CASE("Go durations parse to milliseconds", "[io][time]") {
