@@ -15,7 +15,6 @@
 //   build/bin/cycle_bench --benchmark_repetitions=3
 
 #include <benchmark/benchmark.h>
-#include <malloc.h>
 
 #include <algorithm>
 #include <sstream>
@@ -23,15 +22,9 @@
 #include "sim/io/snapshot.hpp"
 #include "sim/sched/actions/actions.hpp"
 #include "sim/sched/cycle.hpp"
+#include "state_memory.hpp"
 
 namespace {
-
-// Bytes malloc has handed out: small chunks (uordblks) and the large ones it maps on their own
-// (hblkhd; a state's task vector is one of those).
-std::size_t heap_in_use() {
-  const struct mallinfo2 m = mallinfo2();
-  return m.uordblks + m.hblkhd;
-}
 
 std::string node_yaml(const std::string& name) {
   return "apiVersion: v1\nkind: Node\nmetadata: {name: " + name +
@@ -186,14 +179,7 @@ void run(benchmark::State& state, const sim::model::ClusterState& initial,
   state.counters["pods"] = static_cast<double>(initial.tasks.size());
   state.counters["decisions"] =
       static_cast<double>(decisions);  // binds, pipelines and evictions of one cycle
-  const std::size_t before = heap_in_use();
-  {
-    const sim::model::ClusterState copy = initial;
-    const std::size_t held = heap_in_use() - before;
-    state.counters["bytes_per_pod"] =
-        static_cast<double>(held) /
-        static_cast<double>(std::max<std::size_t>(copy.tasks.size(), 1));
-  }
+  state.counters["bytes_per_pod"] = bench::bytes_per_pod(initial);
 }
 
 void BM_Allocate(benchmark::State& state) {

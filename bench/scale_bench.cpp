@@ -13,7 +13,6 @@
 //   build/bin/scale_bench --benchmark_filter='BM_Ingest|BM_Cycle'
 
 #include <benchmark/benchmark.h>
-#include <malloc.h>
 
 #include <filesystem>
 #include <fstream>
@@ -24,15 +23,9 @@
 #include "sim/api/replay.hpp"
 #include "sim/io/snapshot.hpp"
 #include "sim/sched/cycle.hpp"
+#include "state_memory.hpp"
 
 namespace {
-
-// Bytes malloc has handed out: small chunks (uordblks) and the large ones it maps on their own
-// (hblkhd; a state's task vector is one of those).
-std::size_t heap_in_use() {
-  const struct mallinfo2 m = mallinfo2();
-  return m.uordblks + m.hblkhd;
-}
 
 struct Cluster {
   sim::api::GeneratedCluster files;
@@ -56,14 +49,6 @@ const Cluster& cluster(int nodes, int pending_per_node) {
   return *slot;
 }
 
-double bytes_per_pod(const sim::model::ClusterState& state) {
-  const std::size_t before = heap_in_use();
-  const sim::model::ClusterState copy = state;
-  const std::size_t held = heap_in_use() - before;
-  return static_cast<double>(held) /
-         static_cast<double>(std::max<std::size_t>(copy.tasks.size(), 1));
-}
-
 void BM_Ingest(benchmark::State& state) {
   const Cluster& c = cluster(static_cast<int>(state.range(0)), 0);
   const std::string& json = c.files.files.at("snapshot.json");
@@ -73,7 +58,7 @@ void BM_Ingest(benchmark::State& state) {
     benchmark::DoNotOptimize(s.tasks.size());
   }
   state.counters["pods"] = static_cast<double>(c.state.tasks.size());
-  state.counters["bytes_per_pod"] = bytes_per_pod(c.state);
+  state.counters["bytes_per_pod"] = bench::bytes_per_pod(c.state);
   state.counters["MB/s"] = benchmark::Counter(
       static_cast<double>(json.size()) * static_cast<double>(state.iterations()) / 1e6,
       benchmark::Counter::kIsRate);
@@ -91,7 +76,7 @@ void run_cycle(benchmark::State& state, const Cluster& c) {
   }
   state.counters["pods"] = static_cast<double>(c.state.tasks.size());
   state.counters["decisions"] = static_cast<double>(decisions);
-  state.counters["bytes_per_pod"] = bytes_per_pod(c.state);
+  state.counters["bytes_per_pod"] = bench::bytes_per_pod(c.state);
 }
 
 void BM_Cycle(benchmark::State& state) {

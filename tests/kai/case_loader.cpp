@@ -333,8 +333,8 @@ model::ClusterState build_state(const json& c, const std::map<std::string, PodSt
       if (r.contains("mig")) {
         task.gpu = model::GpuRequirement{};
         for (const auto& [name, count] : r.at("mig").items()) {
-          task.gpu.mig[name] = count.get<std::int64_t>();
-          task.scalars[name] = count.get<double>();
+          task.gpu.mig.set(name, count.get<std::int64_t>());
+          task.scalars.set(name, count.get<double>());
         }
         task.request_type = model::RequestType::MIG;
       }
@@ -348,9 +348,9 @@ model::ClusterState build_state(const json& c, const std::map<std::string, PodSt
         if (pc.claim >= 0) {
           const model::ResourceClaim& claim = state.claims[static_cast<std::size_t>(pc.claim)];
           task.gpu.dra += claim.gpu_devices();
-          task.claim_memory[pc.name] = claim.allocation;
+          task.devices.edit().claim_memory[pc.name] = claim.allocation;
         }
-        task.claims.push_back(std::move(pc));
+        task.devices.edit().claims.push_back(std::move(pc));
       }
       if (j.value("qos_class", std::string()) == "Guaranteed") {
         // pods_fake: one container requesting the task's cpu, memory and GPUs.
@@ -360,14 +360,14 @@ model::ClusterState build_state(const json& c, const std::map<std::string, PodSt
                       {"memory", r.at("memory_bytes").get<std::int64_t>() * 1000}};
         if (whole > 0) units->pod["nvidia.com/gpu"] = static_cast<std::int64_t>(whole * 1000);
         units->concurrent = {units->pod};
-        task.numa_units = units;
+        task.devices.edit().numa_units = units;
       }
       if (t.contains("annotations")) {
         const json& a = t.at("annotations");
         for (const char* key :
              {"kai.scheduler/numa-placement-observed", "kai.scheduler/numa-placement-predicted"}) {
-          if (a.contains(key) && task.numa_record.empty())
-            task.numa_record = numa_record(a.at(key).get<std::string>());
+          if (a.contains(key) && task.devices->numa_record.empty())
+            task.devices.edit().numa_record = numa_record(a.at(key).get<std::string>());
         }
       }
       sim::at(task.request, Resource::GPU) = task.gpu.gpus() + static_cast<double>(task.gpu.dra);
@@ -487,7 +487,8 @@ std::vector<std::string> check(const json& expect, const sim::sched::Session& ss
     if (want.contains("numa_zones")) {
       std::vector<int> zones;
       for (sim::TaskId t : state.jobs[j].tasks) {
-        for (const model::ZoneAmounts& z : state.tasks[t].numa_placement) zones.push_back(z.zone);
+        for (const model::ZoneAmounts& z : state.tasks[t].devices->numa_placement)
+          zones.push_back(z.zone);
       }
       if (zones != want.at("numa_zones").get<std::vector<int>>())
         errors.push_back(name + ": NUMA zones differ");

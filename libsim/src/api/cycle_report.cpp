@@ -47,7 +47,7 @@ ordered_json groups(const std::vector<std::string>& ids) {
 // quantities.
 ordered_json numa_zones(const model::Task& t, const model::Node& node) {
   ordered_json out = ordered_json::array();
-  for (const model::ZoneAmounts& z : t.numa_placement) {
+  for (const model::ZoneAmounts& z : t.devices->numa_placement) {
     if (!node.numa || z.zone < 0 || static_cast<std::size_t>(z.zone) >= node.numa->zones.size())
       continue;
     ordered_json amount = ordered_json::object();
@@ -62,7 +62,7 @@ ordered_json numa_zones(const model::Task& t, const model::Node& node) {
 // The pod's DRA claims and the devices each holds, as a BindRequest's resourceClaimAllocations.
 ordered_json claim_allocations(const model::ClusterState& state, const model::Task& t) {
   ordered_json out = ordered_json::array();
-  for (const model::PodClaim& pc : t.claims) {
+  for (const model::PodClaim& pc : t.devices->claims) {
     ordered_json devices = ordered_json::array();
     if (pc.claim >= 0) {
       const model::ResourceClaim& claim = state.claims[static_cast<std::size_t>(pc.claim)];
@@ -115,8 +115,8 @@ std::string run_cycle_report(const std::vector<io::SnapshotSource>& sources,
     entry["gpuFraction"] =
         t.is_shared_gpu_allocation() ? number(t.accepted_gpu.portion) : ordered_json(nullptr);
     entry["gpus"] = number(at(t.accepted, Resource::GPU));
-    if (!t.numa_placement.empty()) entry["numaZones"] = numa_zones(t, state.nodes[b.node]);
-    if (!t.claims.empty()) entry["resourceClaims"] = claim_allocations(state, t);
+    if (!t.devices->numa_placement.empty()) entry["numaZones"] = numa_zones(t, state.nodes[b.node]);
+    if (!t.devices->claims.empty()) entry["resourceClaims"] = claim_allocations(state, t);
     binds.push_back(entry);
   }
   report["binds"] = binds;
@@ -129,7 +129,7 @@ std::string run_cycle_report(const std::vector<io::SnapshotSource>& sources,
     entry["gpuGroups"] = groups(p.gpu_groups);
     entry["action"] = p.action;
     const model::Task& t = state.tasks[p.task];
-    if (!t.numa_placement.empty()) entry["numaZones"] = numa_zones(t, state.nodes[p.node]);
+    if (!t.devices->numa_placement.empty()) entry["numaZones"] = numa_zones(t, state.nodes[p.node]);
     pipelined.push_back(entry);
   }
   report["pipelined"] = pipelined;

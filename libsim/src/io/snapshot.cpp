@@ -531,8 +531,9 @@ model::Topology read_topology(const Field& obj) {
 // yet (assumePendingClaims).
 void resolve_claims(const PodObject& pod, const BindRequestObject* br, model::ClusterState& state,
                     const std::unordered_map<std::string, int>& claim_index, model::Task& task) {
-  task.claims.clear();
-  task.claim_memory.clear();
+  model::TaskDevices& devices = task.devices.edit();
+  devices.claims.clear();
+  devices.claim_memory.clear();
   const bool finished = pod.phase == "Succeeded" || pod.phase == "Failed";
   for (const PodClaimRef& ref : pod.claims) {
     model::PodClaim pc{ref.name, -1, ref.claim, ref.from_template};
@@ -541,11 +542,11 @@ void resolve_claims(const PodObject& pod, const BindRequestObject* br, model::Cl
       pc.claim = found->second;
       model::ResourceClaim& claim = state.claims[static_cast<std::size_t>(pc.claim)];
       task.gpu.dra += claim.gpu_devices();
-      task.claim_memory[ref.name] = claim.allocation;
+      devices.claim_memory[ref.name] = claim.allocation;
       if (br) {
         for (const auto& [name, allocation] : br->claim_allocations) {
           if (name != ref.name) continue;
-          task.claim_memory[ref.name] = allocation;
+          devices.claim_memory[ref.name] = allocation;
           if (!finished && !claim.allocation) {
             claim.allocation = allocation;
             if (std::find(claim.reserved_for.begin(), claim.reserved_for.end(), pod.uid) ==
@@ -556,7 +557,7 @@ void resolve_claims(const PodObject& pod, const BindRequestObject* br, model::Cl
         }
       }
     }
-    task.claims.push_back(std::move(pc));
+    devices.claims.push_back(std::move(pc));
   }
   at(task.request, Resource::GPU) = task.gpu.gpus() + static_cast<double>(task.gpu.dra);
 }
@@ -622,7 +623,7 @@ void set_gpu_request(model::Task& task, const PodObject& pod) {
   }
   for (const auto& [name, count] : pod.requests.scalars) {
     if (model::is_mig_resource(name) && count > 0)
-      task.gpu.mig[name] = static_cast<std::int64_t>(count);
+      task.gpu.mig.set(name, static_cast<std::int64_t>(count));
   }
   for (const auto& [name, value] : pod.annotations) {
     if (!model::is_mig_resource(name)) continue;
@@ -630,12 +631,13 @@ void set_gpu_request(model::Task& task, const PodObject& pod) {
     const long long n = std::strtoll(value.c_str(), &end, 10);
     if (value.empty() || end != value.c_str() + value.size()) continue;
     task.gpu = GpuRequirement{};
-    task.gpu.mig[name] = n;
+    task.gpu.mig.set(name, n);
     task.legacy_mig = true;
   }
   if (!task.gpu.mig.empty()) task.request_type = model::RequestType::MIG;
-  task.scalars.clear();
-  for (const auto& [name, count] : task.gpu.mig) task.scalars[name] = static_cast<double>(count);
+  model::SharedMap<double>::Map scalars;
+  for (const auto& [name, count] : task.gpu.mig) scalars[name] = static_cast<double>(count);
+  task.scalars = model::SharedMap<double>(std::move(scalars));
   at(task.request, Resource::GPU) = task.gpu.gpus();
 }
 
@@ -682,7 +684,7 @@ model::Task task_template(const PodObject& pod) {
   }
   task.foreign = pod.scheduler_name != kSchedulerName && !task.reservation;
   task.qos_guaranteed = pod.guaranteed;
-  task.numa_units = pod.numa_units;
+  task.devices.set(&model::TaskDevices::numa_units, pod.numa_units);
   set_gpu_request(task, pod);
   task.gpu_groups = gpu_groups_from_labels(pod.labels);
   if (auto it = pod.annotations.find("received-resource-type"); it != pod.annotations.end()) {
@@ -887,11 +889,11 @@ void set_task(model::Task& task, TaskId id, const model::ClusterState& state, co
   // resolvePlacementRecord: observed, else the BindRequest's prediction, else the predicted
   // annotation.
   if (pod.numa_observed)
-    task.numa_record = *pod.numa_observed;
+    task.devices.set(&model::TaskDevices::numa_record, *pod.numa_observed);
   else if (br && br->numa_zones)
-    task.numa_record = *br->numa_zones;
+    task.devices.set(&model::TaskDevices::numa_record, *br->numa_zones);
   else if (pod.numa_predicted)
-    task.numa_record = *pod.numa_predicted;
+    task.devices.set(&model::TaskDevices::numa_record, *pod.numa_predicted);
   const std::string& node_name = pod.node_name.empty() && br ? br->node : pod.node_name;
   if (node_name.empty()) return;
   task.node = state.find_node(node_name);

@@ -263,7 +263,7 @@ bool Node::add_task(Task& task) {
     for (const std::string& group : rec.gpu_groups) add_shared(rec, group);
   }
   rec.scalars = task.scalars;
-  rec.numa_placement = task.numa_placement;
+  rec.numa_placement = task.devices->numa_placement;
   rec.legacy_mig = task.legacy_mig;
   if (rec.legacy_mig) ++legacy_mig_tasks;
   return true;

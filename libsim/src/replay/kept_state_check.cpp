@@ -28,7 +28,8 @@ void check_same_pod(const model::Task& x, const model::Task& y) {
              x.gpu.memory_mib == y.gpu.memory_mib);
   SIM_ASSERT(x.accepted_gpu.count == y.accepted_gpu.count &&
              x.accepted_gpu.portion == y.accepted_gpu.portion);
-  SIM_ASSERT(x.numa_placement == y.numa_placement && x.numa_record == y.numa_record &&
+  SIM_ASSERT(x.devices->numa_placement == y.devices->numa_placement &&
+             x.devices->numa_record == y.devices->numa_record &&
              x.nominated_node == y.nominated_node);
 }
 

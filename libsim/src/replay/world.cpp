@@ -425,7 +425,7 @@ void World::advance(std::int64_t now_ms, std::vector<PodEvent>& events) {
 
 // What the binder writes for a bound pod's claims: the allocation and the pod as a consumer.
 void World::record_claims(const model::ClusterState& state, const model::Task& t) {
-  for (const model::PodClaim& pc : t.claims) {
+  for (const model::PodClaim& pc : t.devices->claims) {
     if (pc.claim < 0) continue;
     const model::ResourceClaim& claim = state.claims[static_cast<std::size_t>(pc.claim)];
     auto it = objects_.find("ResourceClaim/" + claim.ns + "/" + claim.name);
@@ -597,12 +597,12 @@ void World::apply_decisions(const sched::Session& ssn, std::int64_t now_ms,
           doc["metadata"]["labels"]["runai-gpu-group/" + g] = g;
       }
     }
-    if (!t.numa_placement.empty() && state.nodes[b.node].numa) {
+    if (!t.devices->numa_placement.empty() && state.nodes[b.node].numa) {
       // What KAI's binder writes: the zones the numa plugin charged, for later cycles to rebuild
       // each zone's ledger from.
       const model::NumaTopology& numa = *state.nodes[b.node].numa;
       std::string record = "[";
-      for (const model::ZoneAmounts& z : t.numa_placement) {
+      for (const model::ZoneAmounts& z : t.devices->numa_placement) {
         record += std::string(record.size() > 1 ? "," : "") +
                   "{\"zone\":" + json_string(numa.zones[static_cast<std::size_t>(z.zone)].id) +
                   ",\"amount\":{";
@@ -616,7 +616,7 @@ void World::apply_decisions(const sched::Session& ssn, std::int64_t now_ms,
       }
       doc["metadata"]["annotations"]["kai.scheduler/numa-placement-predicted"] = record + "]";
     }
-    if (!t.claims.empty()) record_claims(state, t);
+    if (!t.devices->claims.empty()) record_claims(state, t);
     changes_.pods.push_back(pod_key(t));
     binding_.set(pod_key(t), now_ms + bind_delay_ms);
     if (bind_delay_ms == 0) mark_running(pod_key(t), now_ms);

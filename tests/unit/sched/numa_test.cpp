@@ -117,20 +117,20 @@ spec: {schedulerName: kai-scheduler, containers: [{name: c, resources: {limits: 
       ssn.state.tasks[sim::TaskId(0)].name == "old" ? sim::TaskId(0) : sim::TaskId(1);
   const sim::TaskId new_pod = old_pod == sim::TaskId(0) ? sim::TaskId(1) : sim::TaskId(0);
   REQUIRE(cpu(0) == 1000);  // rebuilt from the record at session open
-  REQUIRE(ssn.state.tasks[old_pod].numa_placement.size() == 1);
+  REQUIRE(ssn.state.tasks[old_pod].devices->numa_placement.size() == 1);
 
   sim::sched::Statement stmt(ssn);
   stmt.evict(old_pod, "preempt", sim::JobId::invalid());
   CHECK(cpu(0) == 4000);  // credited
   sim::model::Task& task = ssn.state.tasks[new_pod];
-  REQUIRE(sim::sched::numa_admits(ssn, task, node, &task.numa_placement));
-  REQUIRE(task.numa_placement.size() == 1);
-  CHECK(task.numa_placement[0].zone == 0);  // the freed zone is the lowest that fits
+  REQUIRE(sim::sched::numa_admits(ssn, task, node, &task.devices.edit().numa_placement));
+  REQUIRE(task.devices->numa_placement.size() == 1);
+  CHECK(task.devices->numa_placement[0].zone == 0);  // the freed zone is the lowest that fits
   stmt.pipeline(new_pod, sim::NodeId(0), true);
   CHECK(cpu(0) == 1000);
   stmt.discard();
   // Everything undone: the old pod charged again with its own placement, the new one gone.
   CHECK(cpu(0) == 1000);
   CHECK(cpu(1) == 4000);
-  CHECK(ssn.state.tasks[old_pod].numa_placement[0].zone == 0);
+  CHECK(ssn.state.tasks[old_pod].devices->numa_placement[0].zone == 0);
 }

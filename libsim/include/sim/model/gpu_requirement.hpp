@@ -4,17 +4,18 @@
 // instances by profile name. The arithmetic is KAI's, in doubles, in KAI's operation order.
 
 #include <cstdint>
-#include <map>
 #include <string>
+
+#include "sim/model/shared_map.hpp"
 
 namespace sim::model {
 
 struct GpuRequirement {
-  std::int64_t count = 0;                   ///< devices
-  double portion = 0;                       ///< share of each device; 1 for whole GPUs
-  std::int64_t memory_mib = 0;              ///< per device, for gpu-memory requests
-  std::map<std::string, std::int64_t> mig;  ///< e.g. {"nvidia.com/mig-3g.20gb": 1}
-  std::int64_t dra = 0;  ///< GPU devices asked for through DRA claims (draGpuCounts, summed)
+  std::int64_t count = 0;       ///< devices
+  double portion = 0;           ///< share of each device; 1 for whole GPUs
+  std::int64_t memory_mib = 0;  ///< per device, for gpu-memory requests
+  SharedMap<std::int64_t> mig;  ///< e.g. {"nvidia.com/mig-3g.20gb": 1}; shared by copies
+  std::int64_t dra = 0;         ///< GPU devices asked for through DRA claims (draGpuCounts, summed)
 
   /// Whole GPUs requested as an extended resource: N >= 1 -> (N, 1); 0 < g < 1 -> (1, g);
   /// a gpu-memory request -> (1, 0, memory) (NewGpuResourceRequirementWithGpus).

@@ -27,12 +27,13 @@ inline constexpr std::int64_t kDefaultGpuMemoryMib = 100;
 /// and removal subtracts exactly what that copy added.
 struct NodeTaskRecord {
   TaskStatus status;
-  ResourceVec tracked;  ///< accepted vector without shared GPU (and without GPU for reservations)
-  std::vector<std::string> gpu_groups;
-  std::int64_t gpu_memory_mib = 0;  ///< memory per device on this node (shared tasks)
   bool shared = false;
   bool legacy_mig = false;
-  std::map<std::string, double> scalars;    ///< MIG instances held
+  ResourceVec tracked =
+      ResourceVec::Zero();  ///< accepted without shared GPU (nor GPU for reservations)
+  std::vector<std::string> gpu_groups;
+  std::int64_t gpu_memory_mib = 0;          ///< memory per device on this node (shared tasks)
+  SharedMap<double> scalars;                ///< MIG instances held (the task's, shared)
   std::vector<ZoneAmounts> numa_placement;  ///< the node's copy of the pod's NUMA placement
 };
 

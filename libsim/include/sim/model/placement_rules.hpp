@@ -11,40 +11,12 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/model/shared_map.hpp"
+
 namespace sim::model {
 
-/// Kubernetes labels, read-only once built. Copies share one map: a replay copies every node
-/// and pod into a fresh cluster state each cycle, and labels never change inside a cycle.
-class Labels {
- public:
-  /// Transparent, so a lookup by a literal key makes no temporary string.
-  using Map = std::map<std::string, std::string, std::less<>>;
-  using const_iterator = Map::const_iterator;
-
-  Labels() = default;
-  explicit Labels(Map map)
-      : map_(map.empty() ? nullptr : std::make_shared<const Map>(std::move(map))) {}
-
-  const Map& map() const { return map_ ? *map_ : no_labels(); }
-  const_iterator begin() const { return map().begin(); }
-  const_iterator end() const { return map().end(); }
-  const_iterator find(std::string_view key) const { return map().find(key); }
-  bool contains(std::string_view key) const { return map().contains(key); }
-  const std::string& at(std::string_view key) const {
-    auto it = map().find(key);
-    if (it == map().end()) throw std::out_of_range("no label " + std::string(key));
-    return it->second;
-  }
-  std::size_t size() const { return map().size(); }
-  bool empty() const { return map().empty(); }
-
- private:
-  static const Map& no_labels() {
-    static const Map none;
-    return none;
-  }
-  std::shared_ptr<const Map> map_;
-};
+/// Kubernetes labels, read-only once built and shared by copies.
+using Labels = SharedMap<std::string>;
 
 /// A node taint. `effect` is NoSchedule, PreferNoSchedule or NoExecute.
 struct Taint {

@@ -9,12 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/out_of_line.hpp"
 #include "sim/core/resource_vec.hpp"
 #include "sim/core/strong_id.hpp"
 #include "sim/model/dra.hpp"
 #include "sim/model/gpu_requirement.hpp"
 #include "sim/model/numa.hpp"
 #include "sim/model/placement_rules.hpp"
+#include "sim/model/shared_map.hpp"
 #include "sim/model/task_status.hpp"
 
 namespace sim {
@@ -30,46 +32,12 @@ namespace sim::model {
 
 /// How the pod asks for GPUs; every pod without a fraction/memory/MIG request is REGULAR,
 /// including CPU-only pods (KAI's default RequestTypeRegular).
-enum class RequestType { REGULAR, FRACTION, GPU_MEMORY, MIG };
+enum class RequestType : std::uint8_t { REGULAR, FRACTION, GPU_MEMORY, MIG };
 /// What the pod received once placed (KAI ResourceReceivedType).
-enum class ReceivedType { NONE, REGULAR, FRACTION, MIG };
+enum class ReceivedType : std::uint8_t { NONE, REGULAR, FRACTION, MIG };
 
-struct Task {
-  // The fields every cycle reads for every pod come first, a few cache lines together: a replay
-  // walks thousands of tasks several times a cycle.
-  TaskId id;
-  JobId job;
-  /// Index of its PodSet in the job's SubGroupTree; -1 when its kai.scheduler/subgroup-name
-  /// names no subgroup of the PodGroup (KAI never schedules such a pod).
-  int pod_set = 0;
-  TaskStatus status = TaskStatus::PENDING;
-  NodeId node = NodeId::invalid();
-  /// True while the status was set inside this session (virtual eviction/allocation).
-  bool virtual_status = false;
-  RequestType request_type = RequestType::REGULAR;
-  ReceivedType received_type = ReceivedType::NONE;
-  ResourceVec request = ResourceVec::Zero();  ///< cpu millicores, memory bytes, GPUs(), pods (1)
-  ResourceVec accepted = ResourceVec::Zero();
-  GpuRequirement gpu;
-  GpuRequirement accepted_gpu;
-  std::vector<std::string> gpu_groups;  ///< shared-GPU group ids this pod uses
-
-  std::string uid;
-  std::string name;
-  std::string ns;                         ///< namespace
-  std::map<std::string, double> scalars;  ///< MIG and other extended resources
-  bool reservation = false;  ///< KAI GPU reservation pod (app=kai-resource-reservation)
-  bool foreign = false;      ///< scheduled by another scheduler: uses node resources only
-  bool legacy_mig = false;
-  bool controller_owned = false;  ///< an owner recreates it after eviction
-  std::int64_t created_ns = 0;
-  std::int64_t task_priority = 0;  ///< label kai.scheduler/task-priority
-  bool has_task_priority = false;
-  std::string nominated_node;
-  Labels labels;
-  SharedPlacement placement;  ///< shared by the copies of this task
-  /// QoS class Guaranteed (every container's cpu and memory requests equal their limits).
-  bool qos_guaranteed = false;
+/// What a pod holds of NUMA zones and DRA claims (most pods: nothing).
+struct TaskDevices {
   /// What NUMA alignment applies to; set for Guaranteed pods only.
   std::shared_ptr<const NumaUnits> numa_units;
   /// Persisted NUMA placement (observed annotation, else BindRequest, else predicted annotation).
@@ -81,6 +49,51 @@ struct Task {
   /// ResourceClaimInfo: per pod claim name, the devices its claim held when this pod last had it
   /// (a virtual eviction gives them back on undo).
   std::map<std::string, std::optional<DraAllocation>> claim_memory;
+
+  bool empty() const {
+    return !numa_units && numa_record.empty() && numa_placement.empty() && claims.empty() &&
+           claim_memory.empty();
+  }
+};
+using TaskDevicesBox = OutOfLine<TaskDevices>;
+
+struct Task {
+  // The fields every cycle reads for every pod come first, a few cache lines together: a replay
+  // walks thousands of tasks several times a cycle.
+  TaskId id;
+  JobId job;
+  /// Index of its PodSet in the job's SubGroupTree; -1 when its kai.scheduler/subgroup-name
+  /// names no subgroup of the PodGroup (KAI never schedules such a pod).
+  int pod_set = 0;
+  TaskStatus status = TaskStatus::PENDING;
+  NodeId node = NodeId::invalid();
+  RequestType request_type = RequestType::REGULAR;
+  ReceivedType received_type = ReceivedType::NONE;
+  /// True while the status was set inside this session (virtual eviction/allocation).
+  bool virtual_status = false;
+  bool reservation = false;  ///< KAI GPU reservation pod (app=kai-resource-reservation)
+  bool foreign = false;      ///< scheduled by another scheduler: uses node resources only
+  bool legacy_mig = false;
+  bool controller_owned = false;  ///< an owner recreates it after eviction
+  bool has_task_priority = false;
+  /// QoS class Guaranteed (every container's cpu and memory requests equal their limits).
+  bool qos_guaranteed = false;
+  ResourceVec request = ResourceVec::Zero();  ///< cpu millicores, memory bytes, GPUs(), pods (1)
+  ResourceVec accepted = ResourceVec::Zero();
+  GpuRequirement gpu;
+  GpuRequirement accepted_gpu;
+  std::vector<std::string> gpu_groups;  ///< shared-GPU group ids this pod uses
+
+  std::string uid;
+  std::string name;
+  std::string ns;             ///< namespace
+  SharedMap<double> scalars;  ///< MIG and other extended resources; shared by copies
+  std::int64_t created_ns = 0;
+  std::int64_t task_priority = 0;  ///< label kai.scheduler/task-priority
+  std::string nominated_node;
+  Labels labels;
+  SharedPlacement placement;  ///< shared by the copies of this task
+  TaskDevicesBox devices;     ///< NUMA and DRA; absent for most pods
 
   std::string key() const { return ns + "/" + name; }
   bool is_fraction_candidate() const {

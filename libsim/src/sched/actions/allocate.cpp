@@ -33,8 +33,9 @@ bool allocate_shared_gpu_task(Session& ssn, Statement& stmt, TaskId task_id, Nod
 bool allocate_task_to_node(Session& ssn, Statement& stmt, TaskId task_id, NodeId node_id,
                            bool pipeline_only) {
   // GetNumaPlacement: the zones the pod will be charged to (none unless the numa plugin aligns it).
-  ssn.numa_placement(ssn.state.tasks[task_id], ssn.state.nodes[node_id],
-                     &ssn.state.tasks[task_id].numa_placement);
+  std::vector<model::ZoneAmounts> zones;
+  ssn.numa_placement(ssn.state.tasks[task_id], ssn.state.nodes[node_id], &zones);
+  ssn.state.tasks[task_id].devices.set(&model::TaskDevices::numa_placement, std::move(zones));
   const model::Task& task = ssn.state.tasks[task_id];
   if (task.is_fraction_candidate())
     return allocate_shared_gpu_task(ssn, stmt, task_id, node_id, pipeline_only);

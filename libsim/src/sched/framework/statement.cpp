@@ -71,8 +71,8 @@ void Statement::unevict(const Op& op) {
   set_status(task, op.previous_status);
   if (op.previous_status == TaskStatus::PENDING && task.job.valid()) ssn_.note_pending(task.job);
   task.gpu_groups = op.previous_groups;
-  task.numa_placement = op.previous_numa;
-  task.claim_memory = op.previous_claims;
+  task.devices.set(&model::TaskDevices::numa_placement, op.previous_numa);
+  task.devices.set(&model::TaskDevices::claim_memory, op.previous_claims);
   task.virtual_status = op.previous_virtual;
   if (op.previous_node.valid()) {
     model::Node& n = ssn_.node(op.previous_node);
@@ -96,13 +96,13 @@ void Statement::pipeline(TaskId id, NodeId node_id, bool update_if_exists) {
     gpu_placement_changed = !task.gpu_groups.empty() && task.is_shared_gpu_allocation() &&
                             task.gpu_groups != std::vector<std::string>{"-1"} &&
                             task.gpu_groups != on_node->second.gpu_groups;
-    numa_placement_changed =
-        !task.numa_placement.empty() && task.numa_placement != on_node->second.numa_placement;
+    numa_placement_changed = !task.devices->numa_placement.empty() &&
+                             task.devices->numa_placement != on_node->second.numa_placement;
   }
   if (found && !update_if_exists && !gpu_placement_changed && !numa_placement_changed) {
     // The task was evicted from here earlier in this statement: undo that eviction instead.
     task.gpu_groups = on_node->second.gpu_groups;
-    task.numa_placement = on_node->second.numa_placement;
+    task.devices.set(&model::TaskDevices::numa_placement, on_node->second.numa_placement);
     for (std::size_t i = 0; i < ops_.size(); ++i) {
       if (valid(i) && ops_[i].kind == Kind::EVICT && ops_[i].task == id) {
         undo(i);
@@ -139,12 +139,13 @@ void Statement::unpipeline(const Op& op) {
   if (op.previous_status == TaskStatus::PENDING && task.job.valid()) ssn_.note_pending(task.job);
   const NodeId host = task.node;
   task.gpu_groups = op.previous_groups;
-  task.claim_memory = op.previous_claims;  // restored before the deallocate event, as KAI does
+  // Restored before the deallocate event, as KAI does.
+  task.devices.set(&model::TaskDevices::claim_memory, op.previous_claims);
   task.virtual_status = op.previous_virtual;
   if (host.valid()) ssn_.node(host).remove_task(op.task);
   ssn_.on_deallocate(task);
   task.node = op.previous_node;
-  task.numa_placement = op.previous_numa;
+  task.devices.set(&model::TaskDevices::numa_placement, op.previous_numa);
 }
 
 void Statement::allocate(TaskId id, NodeId node_id) {

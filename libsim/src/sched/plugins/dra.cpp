@@ -148,9 +148,9 @@ class DeviceSearch {
 }  // namespace
 
 std::string dra_pre_filter(const Session& ssn, const model::Task& task) {
-  if (task.claims.empty()) return {};
+  if (task.devices->claims.empty()) return {};
   const std::string pod = task.ns + "/" + task.name;
-  for (const model::PodClaim& pc : task.claims) {
+  for (const model::PodClaim& pc : task.devices->claims) {
     if (pc.claim < 0) return "failed to get resource claim " + task.ns + "/" + pc.claim_name;
     const ResourceClaim& claim = ssn.state.claims[static_cast<std::size_t>(pc.claim)];
     if (claim.reserved_for.size() >= model::kClaimMaxConsumers) {
@@ -188,7 +188,7 @@ std::string dra_pre_filter(const Session& ssn, const model::Task& task) {
 std::string dra_filter(const Session& ssn, const DraDevices& devices, const model::Task& task,
                        const model::Node& node) {
   std::vector<const ResourceClaim*> to_allocate;
-  for (const model::PodClaim& pc : task.claims) {
+  for (const model::PodClaim& pc : task.devices->claims) {
     if (pc.claim < 0) return "failed to get resource claim " + task.ns + "/" + pc.claim_name;
     const ResourceClaim& claim = ssn.state.claims[static_cast<std::size_t>(pc.claim)];
     if (claim.allocation) {
@@ -211,15 +211,16 @@ std::string dra_filter(const Session& ssn, const DraDevices& devices, const mode
 
 void dra_allocate(Session& ssn, DraDevices& devices, TaskId id) {
   model::Task& task = ssn.state.tasks[id];
-  if (task.claims.empty() || !task.node.valid()) return;
+  if (task.devices->claims.empty() || !task.node.valid()) return;
   const model::Node& node = ssn.state.nodes[task.node];
-  for (const model::PodClaim& pc : task.claims) {
+  for (const model::PodClaim& pc : task.devices->claims) {
     if (pc.claim < 0) continue;  // KAI logs the missing claim and goes on
     ResourceClaim& claim = ssn.state.claims[static_cast<std::size_t>(pc.claim)];
     // A claim this pod held before (its eviction was virtual) gets the same devices back.
     std::optional<model::DraAllocation> allocation = claim.allocation;
-    auto memory = task.claim_memory.find(pc.name);
-    if (memory != task.claim_memory.end() && memory->second) allocation = memory->second;
+    const auto& held = task.devices->claim_memory;
+    auto memory = held.find(pc.name);
+    if (memory != held.end() && memory->second) allocation = memory->second;
     if (!allocation) {
       const auto found = DeviceSearch(ssn, devices, node, {&claim}).run();
       if (!found) continue;  // KAI logs the failure and leaves the claim as it was
@@ -232,19 +233,20 @@ void dra_allocate(Session& ssn, DraDevices& devices, TaskId id) {
       claim.reserved_for.push_back(task.uid);  // UpsertReservedFor
     }
     devices.set_allocation(claim, allocation);
-    task.claim_memory[pc.name] = claim.allocation;
+    task.devices.edit().claim_memory[pc.name] = claim.allocation;
   }
 }
 
 void dra_deallocate(Session& ssn, DraDevices& devices, TaskId id) {
   model::Task& task = ssn.state.tasks[id];
-  for (const model::PodClaim& pc : task.claims) {
+  for (const model::PodClaim& pc : task.devices->claims) {
     if (pc.claim < 0) continue;
     ResourceClaim& claim = ssn.state.claims[static_cast<std::size_t>(pc.claim)];
     std::erase(claim.reserved_for, task.uid);  // RemoveReservedFor
     if (claim.reserved_for.empty()) devices.set_allocation(claim, std::nullopt);
-    auto memory = task.claim_memory.find(pc.name);
-    if (memory != task.claim_memory.end()) memory->second = claim.allocation;
+    auto& held = task.devices.edit().claim_memory;  // it has claims, so it is present
+    auto memory = held.find(pc.name);
+    if (memory != held.end()) memory->second = claim.allocation;
   }
 }
 
@@ -292,7 +294,7 @@ void DynamicResourcesPlugin::on_session_open(Session& ssn) {
       [](Session& s, const model::Task& task) { return dra_pre_filter(s, task); });
   ssn.hooks.predicates.push_back([this](Session& s, TaskId id, NodeId node, std::string* why) {
     const model::Task& task = s.state.tasks[id];
-    if (task.claims.empty()) return true;
+    if (task.devices->claims.empty()) return true;
     std::string reason = dra_filter(s, *devices_, task, s.state.nodes[node]);
     if (reason.empty()) return true;
     if (why) *why = std::move(reason);
@@ -300,10 +302,10 @@ void DynamicResourcesPlugin::on_session_open(Session& ssn) {
   });
   // The allocate and deallocate event handlers: reserve or release the pod's claims.
   ssn.hooks.on_allocate.push_back([this](Session& s, const model::Task& task) {
-    if (!task.claims.empty()) dra_allocate(s, *devices_, task.id);
+    if (!task.devices->claims.empty()) dra_allocate(s, *devices_, task.id);
   });
   ssn.hooks.on_deallocate.push_back([this](Session& s, const model::Task& task) {
-    if (!task.claims.empty()) dra_deallocate(s, *devices_, task.id);
+    if (!task.devices->claims.empty()) dra_deallocate(s, *devices_, task.id);
   });
   ssn.hooks.invariants.push_back(
       [this](const Session& s, const InvariantContext&, std::vector<std::string>& out) {

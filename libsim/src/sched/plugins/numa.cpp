@@ -186,7 +186,7 @@ bool numa_admits(const Session& ssn, const model::Task& task, const model::Node&
   const NumaTopology& t = *node.numa;
   const std::set<std::string>& ignore = ssn.config.plugins.numa_ignore;
   static const model::NumaUnits kNothing;
-  const model::NumaUnits& units = task.numa_units ? *task.numa_units : kNothing;
+  const model::NumaUnits& units = task.devices->numa_units ? *task.devices->numa_units : kNothing;
   std::map<int, Amounts> allocation;
   if (!evaluate(t, ignore, t.pod_scope ? std::vector<Amounts>{units.pod} : units.concurrent,
                 allocation))
@@ -216,10 +216,11 @@ void numa_charge(model::Node& node, const std::vector<ZoneAmounts>& placement, i
 void open_numa(Session& ssn) {
   // seedPlacements: the pods the plugin handles get their placement from their record.
   for (model::Task& task : ssn.state.tasks) {
-    if (!task.numa_placement.empty() || !task.node.valid()) continue;
+    if (!task.devices->numa_placement.empty() || !task.node.valid()) continue;
     const model::Node& node = ssn.state.nodes[task.node];
     if (!handles(task, node)) continue;
-    task.numa_placement = from_record(task.numa_record, *node.numa);
+    task.devices.set(&model::TaskDevices::numa_placement,
+                     from_record(task.devices->numa_record, *node.numa));
   }
   if (!ssn.config.plugins.numa_reconstruct_available) return;
   // reconstructNodeAvailable: allocatable minus the records of every active pod on the node.
@@ -229,7 +230,7 @@ void open_numa(Session& ssn) {
     for (const auto& [id, rec] : node.tasks) {
       const model::Task& task = ssn.state.tasks[id];
       if (!model::is_active_allocated(task.status)) continue;
-      numa_charge(node, from_record(task.numa_record, *node.numa), -1);
+      numa_charge(node, from_record(task.devices->numa_record, *node.numa), -1);
     }
   }
 }
@@ -250,10 +251,12 @@ class Numa final : public Plugin {
     });
     // The allocate (-1) and deallocate (+1) event handlers: charge or credit the placement.
     ssn.hooks.on_allocate.push_back([](Session& s, const model::Task& task) {
-      if (task.node.valid()) numa_charge(s.state.nodes[task.node], task.numa_placement, -1);
+      if (task.node.valid())
+        numa_charge(s.state.nodes[task.node], task.devices->numa_placement, -1);
     });
     ssn.hooks.on_deallocate.push_back([](Session& s, const model::Task& task) {
-      if (task.node.valid()) numa_charge(s.state.nodes[task.node], task.numa_placement, +1);
+      if (task.node.valid())
+        numa_charge(s.state.nodes[task.node], task.devices->numa_placement, +1);
     });
   }
 };

@@ -60,8 +60,8 @@ class Statement {
           previous_status(t.status),
           previous_node(t.node),
           previous_groups(t.gpu_groups),
-          previous_numa(t.numa_placement),
-          previous_claims(t.claim_memory),
+          previous_numa(t.devices->numa_placement),
+          previous_claims(t.devices->claim_memory),
           previous_virtual(t.virtual_status) {}
     Kind kind;
     TaskId task;
