@@ -34,6 +34,36 @@ bool namespaced_kind(const std::string& kind) {
          kind == "ResourceClaimTemplate";
 }
 
+// A pod's reading after a change the world made to its document itself (bound to a node, started),
+// made from its reading before the change instead of parsing the document again; null (parse it
+// when next asked) when there was no reading. Debug builds parse it again and compare.
+template <typename Change>
+std::shared_ptr<const io::ParsedObjects> pod_reading_after(
+    const std::shared_ptr<const io::ParsedObjects>& before, const YAML::Node& doc,
+    const std::string* file, Change change) {
+  if (!before || before->kinds != io::ParsedObjects::kPods || before->pods.size() != 1)
+    return nullptr;
+  auto changed = std::make_shared<io::ParsedObjects>(*before);
+  change(changed->pods.front());
+#ifndef NDEBUG
+  Diagnostics ignored;
+  const auto reread = io::parse_objects(io::Field(doc, "", file), ignored);
+  SIM_ASSERT(reread->kinds == io::ParsedObjects::kPods && reread->pods.size() == 1);
+  const io::PodObject& typed = changed->pods.front();
+  const io::PodObject& parsed = reread->pods.front();
+  SIM_ASSERT(typed.node_name == parsed.node_name && typed.phase == parsed.phase &&
+             typed.labels == parsed.labels && typed.annotations == parsed.annotations &&
+             typed.nominated_node == parsed.nominated_node &&
+             typed.claims.size() == parsed.claims.size() &&
+             typed.numa_predicted == parsed.numa_predicted &&
+             typed.base.gpu_groups == parsed.base.gpu_groups &&
+             typed.base.received_type == parsed.base.received_type);
+#else
+  (void)doc, (void)file;
+#endif
+  return changed;
+}
+
 }  // namespace
 
 std::string_view event_name(PodEventType type) {
@@ -337,10 +367,14 @@ void World::remove(const ObjectRef& ref, std::int64_t now_ms, std::vector<PodEve
 
 // The kubelet starts the pod; one with a run time (kaisim/runtime) completes that long after.
 void World::mark_running(const std::string& key, std::int64_t since_ms) {
-  YAML::Node doc = edit(objects_.at(key));
+  Object& obj = objects_.at(key);
+  const std::shared_ptr<const io::ParsedObjects> before = obj.parsed;
+  YAML::Node doc = edit(obj);
   ++started_;
   changes_.pods.push_back(key);
   doc["status"]["phase"] = "Running";
+  obj.parsed = pod_reading_after(before, doc, obj.file.get(),
+                                 [](io::PodObject& pod) { pod.phase = "Running"; });
   const std::string runtime = str(doc["metadata"], "annotations", kRuntimeAnnotation);
   if (runtime.empty()) return;
   const std::optional<std::int64_t> ms = io::parse_go_duration_ms(runtime);
@@ -586,8 +620,16 @@ void World::apply_decisions(const sched::Session& ssn, std::int64_t now_ms,
     const model::Task& t = state.tasks[b.task];
     auto it = objects_.find(pod_key(t));
     if (it == objects_.end()) continue;
+    const std::shared_ptr<const io::ParsedObjects> before = it->second.parsed;
     YAML::Node doc = edit(it->second);
     doc["spec"]["nodeName"] = state.nodes[b.node].name;
+    // Most binds write the node alone: the reading takes it too (the others are parsed again).
+    if (!t.is_shared_gpu_allocation() && t.devices->numa_placement.empty() &&
+        t.devices->claims.empty()) {
+      it->second.parsed =
+          pod_reading_after(before, doc, it->second.file.get(),
+                            [&](io::PodObject& pod) { pod.node_name = state.nodes[b.node].name; });
+    }
     if (t.is_shared_gpu_allocation()) {
       doc["metadata"]["annotations"]["received-resource-type"] = "Fraction";
       if (b.gpu_groups.size() == 1) {

@@ -16,7 +16,8 @@ struct Extras {
 
 }  // namespace
 
-TEST_CASE("an absent value reads as empty and is created by its first write", "[core][out_of_line]") {
+TEST_CASE("an absent value reads as empty and is created by its first write",
+          "[core][out_of_line]") {
   sim::OutOfLine<Extras> box;
   CHECK(box->zones.empty());
   CHECK(&*box == &*sim::OutOfLine<Extras>{});  // every absent value reads the same empty one
