@@ -87,7 +87,7 @@ struct Task {
   std::string uid;
   std::string name;
   std::string ns;             ///< namespace
-  SharedMap<double> scalars;  ///< MIG and other extended resources; shared by copies
+  SharedMap<double> scalars;  ///< its MIG instances as scalar resources; shared by copies
   std::int64_t created_ns = 0;
   std::int64_t task_priority = 0;  ///< label kai.scheduler/task-priority
   std::string nominated_node;

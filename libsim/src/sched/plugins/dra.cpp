@@ -209,7 +209,7 @@ std::string dra_filter(const Session& ssn, const DraDevices& devices, const mode
   return {};
 }
 
-void dra_allocate(Session& ssn, DraDevices& devices, TaskId id) {
+void dra_allocate(Session& ssn, DraDevices& held_devices, TaskId id) {
   model::Task& task = ssn.state.tasks[id];
   if (task.devices->claims.empty() || !task.node.valid()) return;
   const model::Node& node = ssn.state.nodes[task.node];
@@ -222,7 +222,7 @@ void dra_allocate(Session& ssn, DraDevices& devices, TaskId id) {
     auto memory = held.find(pc.name);
     if (memory != held.end() && memory->second) allocation = memory->second;
     if (!allocation) {
-      const auto found = DeviceSearch(ssn, devices, node, {&claim}).run();
+      const auto found = DeviceSearch(ssn, held_devices, node, {&claim}).run();
       if (!found) continue;  // KAI logs the failure and leaves the claim as it was
       allocation = model::DraAllocation{found->front().first,
                                         found->front().second ? node.name : std::string()};
@@ -232,18 +232,18 @@ void dra_allocate(Session& ssn, DraDevices& devices, TaskId id) {
         claim.reserved_for.end()) {
       claim.reserved_for.push_back(task.uid);  // UpsertReservedFor
     }
-    devices.set_allocation(claim, allocation);
+    held_devices.set_allocation(claim, allocation);
     task.devices.edit().claim_memory[pc.name] = claim.allocation;
   }
 }
 
-void dra_deallocate(Session& ssn, DraDevices& devices, TaskId id) {
+void dra_deallocate(Session& ssn, DraDevices& held_devices, TaskId id) {
   model::Task& task = ssn.state.tasks[id];
   for (const model::PodClaim& pc : task.devices->claims) {
     if (pc.claim < 0) continue;
     ResourceClaim& claim = ssn.state.claims[static_cast<std::size_t>(pc.claim)];
     std::erase(claim.reserved_for, task.uid);  // RemoveReservedFor
-    if (claim.reserved_for.empty()) devices.set_allocation(claim, std::nullopt);
+    if (claim.reserved_for.empty()) held_devices.set_allocation(claim, std::nullopt);
     auto& held = task.devices.edit().claim_memory;  // it has claims, so it is present
     auto memory = held.find(pc.name);
     if (memory != held.end()) memory->second = claim.allocation;

@@ -20,7 +20,7 @@ std::string dra_filter(const Session& ssn, const DraDevices& devices, const mode
 
 /// The allocate and deallocate event handlers: reserve the pod's claims (allocating devices on its
 /// node when a claim has none) or release them (a claim nobody holds loses its devices).
-void dra_allocate(Session& ssn, DraDevices& devices, TaskId task);
-void dra_deallocate(Session& ssn, DraDevices& devices, TaskId task);
+void dra_allocate(Session& ssn, DraDevices& held_devices, TaskId task);
+void dra_deallocate(Session& ssn, DraDevices& held_devices, TaskId task);
 
 }  // namespace sim::sched
