@@ -419,15 +419,7 @@ PodObject read_pod(const Field& obj) {
   pod.guaranteed = is_guaranteed(obj);
   if (pod.guaranteed)
     pod.numa_units = std::make_shared<const model::NumaUnits>(read_numa_units(spec));
-  if (auto a = pod.annotations.find("kai.scheduler/numa-placement-observed");
-      a != pod.annotations.end()) {
-    pod.numa_observed = parse_numa_annotation(a->second);
-  }
-  if (auto a = pod.annotations.find("kai.scheduler/numa-placement-predicted");
-      a != pod.annotations.end()) {
-    pod.numa_predicted = parse_numa_annotation(a->second);
-  }
-  return pod;
+  return pod;  // derive_from_marks adds what the labels and annotations say
 }
 
 // ---------------------------------------------------------------- PodGroups, BindRequests, classes
@@ -767,6 +759,27 @@ void read_grouping(PodObject& pod) {
   pod.group_hash = pod.grouper ? pod.grouper->name_hash : name_hash(pod.pod_group);
 }
 
+// What a pod's reading takes from its labels and annotations: its NUMA records, its task and its
+// grouping. Run after read_pod, and again when the replay's binder adds marks.
+void derive_from_marks(PodObject& pod) {
+  pod.numa_observed.reset();
+  pod.numa_predicted.reset();
+  if (auto a = pod.annotations.find("kai.scheduler/numa-placement-observed");
+      a != pod.annotations.end()) {
+    pod.numa_observed = parse_numa_annotation(a->second);
+  }
+  if (auto a = pod.annotations.find("kai.scheduler/numa-placement-predicted");
+      a != pod.annotations.end()) {
+    pod.numa_predicted = parse_numa_annotation(a->second);
+  }
+  auto app = pod.labels.find("app");
+  pod.reservation_label = app != pod.labels.end() && app->second == "kai-resource-reservation";
+  pod.base = task_template(pod);  // reads reservation_label
+  pod.pod_group.clear();
+  pod.grouper.reset();
+  read_grouping(pod);
+}
+
 // Reads the objects kind by kind, so the first bad field reported is the same whatever the
 // documents' order.
 void parse_into(const Objects& objects, ParsedObjects& out, Diagnostics& diagnostics) {
@@ -796,11 +809,7 @@ void parse_into(const Objects& objects, ParsedObjects& out, Diagnostics& diagnos
   for (const Field& f : objects.pod_groups) out.pod_groups.push_back(read_pod_group(f));
   for (const Field& f : objects.pods) {
     out.pods.push_back(read_pod(f));
-    PodObject& pod = out.pods.back();
-    auto app = pod.labels.find("app");
-    pod.reservation_label = app != pod.labels.end() && app->second == "kai-resource-reservation";
-    pod.base = task_template(pod);  // reads reservation_label
-    read_grouping(pod);
+    derive_from_marks(out.pods.back());
   }
   out.mark_kinds();
 }
@@ -902,6 +911,13 @@ void set_task(model::Task& task, TaskId id, const model::ClusterState& state, co
         pod.source.where(), pod.source.path(),
         "pod runs on unknown node \"" + node_name + "\"; its resources are not counted");
   }
+}
+
+void add_pod_marks(PodObject& pod, const std::vector<std::pair<std::string, std::string>>& labels,
+                   const std::vector<std::pair<std::string, std::string>>& annotations) {
+  for (const auto& [key, value] : labels) pod.labels.set(key, value);
+  for (const auto& [key, value] : annotations) pod.annotations.set(key, value);
+  derive_from_marks(pod);
 }
 
 std::shared_ptr<const ParsedObjects> parse_objects(const Field& doc, Diagnostics& diagnostics) {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "sim/io/snapshot.hpp"
@@ -19,6 +20,13 @@ struct ParsedObjects;
 
 /// A pod's spec.tolerations (null: none); the replay's taint eviction reads them too.
 std::vector<model::Toleration> read_tolerations(const Field& list);
+
+struct PodObject;
+/// A pod's reading after these labels and annotations were set on its document (the replay's
+/// binder writes a shared pod's GPU group and received type): what the reading derives from them
+/// is derived again, as parsing the changed document would.
+void add_pod_marks(PodObject& pod, const std::vector<std::pair<std::string, std::string>>& labels,
+                   const std::vector<std::pair<std::string, std::string>>& annotations);
 
 /// Reads every object of `doc` (a manifest, a List, or a KAI snapshot). Throws InputError on a bad
 /// field. The Field's file name must outlive the result.

@@ -623,21 +623,26 @@ void World::apply_decisions(const sched::Session& ssn, std::int64_t now_ms,
     const std::shared_ptr<const io::ParsedObjects> before = it->second.parsed;
     YAML::Node doc = edit(it->second);
     doc["spec"]["nodeName"] = state.nodes[b.node].name;
-    // Most binds write the node alone: the reading takes it too (the others are parsed again).
-    if (!t.is_shared_gpu_allocation() && t.devices->numa_placement.empty() &&
-        t.devices->claims.empty()) {
-      it->second.parsed =
-          pod_reading_after(before, doc, it->second.file.get(),
-                            [&](io::PodObject& pod) { pod.node_name = state.nodes[b.node].name; });
-    }
+    std::vector<std::pair<std::string, std::string>> labels, annotations;
     if (t.is_shared_gpu_allocation()) {
-      doc["metadata"]["annotations"]["received-resource-type"] = "Fraction";
+      annotations.emplace_back("received-resource-type", "Fraction");
       if (b.gpu_groups.size() == 1) {
-        doc["metadata"]["labels"]["runai-gpu-group"] = b.gpu_groups.front();
+        labels.emplace_back("runai-gpu-group", b.gpu_groups.front());
       } else {
-        for (const std::string& g : b.gpu_groups)
-          doc["metadata"]["labels"]["runai-gpu-group/" + g] = g;
+        for (const std::string& g : b.gpu_groups) labels.emplace_back("runai-gpu-group/" + g, g);
       }
+      for (const auto& [key, value] : annotations) doc["metadata"]["annotations"][key] = value;
+      for (const auto& [key, value] : labels) doc["metadata"]["labels"][key] = value;
+    }
+    // The reading takes the node and the marks too, so the pod is not parsed again (pods with a
+    // NUMA placement or DRA claims are).
+    if (t.devices->numa_placement.empty() && t.devices->claims.empty()) {
+      it->second.parsed =
+          pod_reading_after(before, doc, it->second.file.get(), [&](io::PodObject& pod) {
+            pod.node_name = state.nodes[b.node].name;
+            if (!labels.empty() || !annotations.empty())
+              io::add_pod_marks(pod, labels, annotations);
+          });
     }
     if (!t.devices->numa_placement.empty() && state.nodes[b.node].numa) {
       // What KAI's binder writes: the zones the numa plugin charged, for later cycles to rebuild
