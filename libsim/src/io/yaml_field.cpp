@@ -92,11 +92,11 @@ std::string Field::path() const {
   return path_ + (below[0] == '[' ? "" : ".") + below;
 }
 
-Field Field::json_child(std::uint32_t value, std::string_view missing) const {
+Field Field::json_child(std::uint32_t value, std::string missing) const {
   Field child(json_, value, path_);
   if (value == kMissing) {
     child.missing_parent_ = value_ != kMissing ? value_ : missing_parent_;
-    child.missing_ = value_ != kMissing ? std::string(missing) : missing_ + std::string(missing);
+    child.missing_ = value_ != kMissing ? std::move(missing) : missing_ + missing;
   }
   return child;
 }
@@ -162,7 +162,12 @@ Field Field::member(std::string_view key) const {
         if (equal_fold(json_->key(members[i]), key)) return json_child(members[i], {});
       }
     }
-    return json_child(kMissing, "." + std::string(key));
+    // Readers ask for many members a document leaves out: one allocation (or none) for each.
+    std::string missing;
+    missing.reserve(key.size() + 1);
+    missing += '.';
+    missing += key;
+    return json_child(kMissing, std::move(missing));
   }
   const std::string child = path_.empty() ? std::string(key) : path_ + "." + std::string(key);
   if (!node_.IsMap()) return Field(YAML::Node(YAML::NodeType::Undefined), child, file_);

@@ -95,7 +95,7 @@ class Field {
   static constexpr std::uint32_t kMissing = 0xFFFFFFFFu;
   bool quoted() const;  // a string written in quotes (YAML) or a JSON string
   // A JSON Field below `this` (its path is the document's, built when asked for).
-  Field json_child(std::uint32_t value, std::string_view missing) const;
+  Field json_child(std::uint32_t value, std::string missing) const;
   YAML::Node node_;
   std::string path_;  // YAML: the whole path; JSON: the document's path
   const std::string* file_;
