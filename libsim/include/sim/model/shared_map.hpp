@@ -1,6 +1,6 @@
 #pragma once
 // A small map keyed by name, read-only once built, whose copies share one map: the state of a
-// cycle copies every task and node, and these maps (labels, MIG and extended resources) are
+// cycle copies every task and node, and these maps (labels, annotations, MIG profiles) are
 // empty for most pods and never change inside a cycle.
 
 #include <map>
