@@ -171,8 +171,7 @@ class Run {
       for (const replay::ObjectRef& r : step.remove) world_.remove(r, now, events_);
       for (const replay::Manifest& m : step.apply) world_.apply(m, now, events_);
       if (!only_pods(step)) status_view_.touch_all();
-      for (const replay::PodShape& pod : step.pods)
-        world_.apply({replay::bare_pod_manifest(pod), step.pods_file}, now, events_);
+      for (const replay::PodShape& pod : step.pods) world_.apply(pod, step.pods_file, now, events_);
     }
   }
 

@@ -26,6 +26,14 @@ struct ResourceList {
   std::int64_t gpu = 0;
 };
 
+// A pod's GPU request, read once from its resources and annotations (pod_info.go
+// updatePodAdditionalFields); its Task takes it as it is.
+struct PodGpuRequest {
+  model::GpuRequirement gpu;
+  model::RequestType type = model::RequestType::REGULAR;
+  bool legacy_mig = false;  ///< from the old MIG annotation rather than a resource
+};
+
 // A PodGroup as read, or as the pod-grouper would create it for a pod without one.
 struct PodGroupObject {
   explicit PodGroupObject(Field f) : source(std::move(f)) {}
@@ -50,6 +58,7 @@ struct PodObject {
   std::string node_name, scheduler_name, priority_class, phase, nominated_node;
   bool gated = false;
   ResourceList requests;
+  PodGpuRequest gpu_request;
   model::SharedPlacement placement;
   model::Task base;                // task_template(): the pod's own part of its Task
   bool reservation_label = false;  // app=kai-resource-reservation, in any namespace
@@ -126,6 +135,17 @@ struct ParsedObjects {
     for (const auto& [has, kind] : present) kinds |= has ? static_cast<std::uint32_t>(kind) : 0U;
   }
 };
+
+/// The GPU request of resources `requests` with the typed annotations: gpu-memory in MiB and
+/// gpu-fraction (0: none), gpu-fraction-num-devices (absent: none). Legacy MIG annotations are
+/// read_pod's alone.
+PodGpuRequest gpu_request_of(const ResourceList& requests, std::int64_t gpu_memory_mib,
+                             double gpu_fraction, std::optional<long long> fraction_devices);
+/// PodGroups are matched by name every cycle of a replay: the hash is taken once, at reading.
+std::size_t name_hash(const std::string& name);
+/// What a pod's reading takes from its labels and annotations: its NUMA records, its task and its
+/// grouping. Run after reading a pod, and again when the replay's binder adds marks.
+void derive_from_marks(PodObject& pod);
 
 /// The value of a PriorityClass by name; `found` says whether it exists (else the default).
 int priority_of(const std::vector<model::PriorityClass>& classes, const std::string& name,

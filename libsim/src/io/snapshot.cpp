@@ -254,9 +254,6 @@ model::Node read_node(const Field& obj) {
 
 // ---------------------------------------------------------------- pods
 
-// PodGroups are matched by name every cycle of a replay: the hash is taken once, at reading.
-std::size_t name_hash(const std::string& name) { return std::hash<std::string_view>{}(name); }
-
 // Requests of all containers plus init-container effects, as the kubelet aggregates them;
 // a resource given only as a limit is requested at its limit (API-server defaulting).
 ResourceList container_requests(const Field& container) {
@@ -357,6 +354,8 @@ model::PlacementRules read_placement(const Field& spec) {
   return rules;
 }
 
+PodGpuRequest read_gpu_request(const PodObject& pod);  // below, beside the Task's GPU fields
+
 PodObject read_pod(const Field& obj) {
   PodObject pod{obj};
   const Field metadata = obj.member("metadata");
@@ -419,6 +418,7 @@ PodObject read_pod(const Field& obj) {
   pod.guaranteed = is_guaranteed(obj);
   if (pod.guaranteed)
     pod.numa_units = std::make_shared<const model::NumaUnits>(read_numa_units(spec));
+  pod.gpu_request = read_gpu_request(pod);
   return pod;  // derive_from_marks adds what the labels and annotations say
 }
 
@@ -576,57 +576,46 @@ model::TaskStatus task_status(const PodObject& pod, const BindRequestObject* br,
   return TaskStatus::UNKNOWN;
 }
 
-// GPU request from resources and annotations (pod_info.go updatePodAdditionalFields).
-void set_gpu_request(model::Task& task, const PodObject& pod) {
-  using model::GpuRequirement;
-  if (pod.requests.has_gpu) {
-    task.gpu = pod.requests.gpu >= 1
-                   ? GpuRequirement::with_gpus(static_cast<double>(pod.requests.gpu), 0)
-                   : GpuRequirement{1, 0, 0, {}};
-  }
-  std::int64_t gpu_memory = 0;
+// A whole number annotation ("" or other text: none).
+std::optional<long long> whole_annotation(const Labels& annotations, const char* key) {
+  auto it = annotations.find(key);
+  if (it == annotations.end()) return std::nullopt;
+  char* end = nullptr;
+  const long long v = std::strtoll(it->second.c_str(), &end, 10);
+  if (it->second.empty() || end != it->second.c_str() + it->second.size()) return std::nullopt;
+  return v;
+}
+
+// The GPU request from the pod's resources and annotations, as text (pod_info.go
+// updatePodAdditionalFields).
+PodGpuRequest read_gpu_request(const PodObject& pod) {
+  const std::optional<long long> memory = whole_annotation(pod.annotations, "gpu-memory");
   double fraction = 0;
-  if (auto it = pod.annotations.find("gpu-memory"); it != pod.annotations.end()) {
-    char* end = nullptr;
-    const long long v = std::strtoll(it->second.c_str(), &end, 10);
-    if (!it->second.empty() && end == it->second.c_str() + it->second.size() && v > 0) {
-      gpu_memory = v;
-      task.gpu = GpuRequirement::with_gpus(0, v);
-      task.request_type = model::RequestType::GPU_MEMORY;
-    }
-  }
   if (auto it = pod.annotations.find("gpu-fraction"); it != pod.annotations.end()) {
     char* end = nullptr;
     const double v = std::strtod(it->second.c_str(), &end);
-    if (!it->second.empty() && end == it->second.c_str() + it->second.size() && v > 0 && v <= 1) {
+    if (!it->second.empty() && end == it->second.c_str() + it->second.size() && v > 0 && v <= 1)
       fraction = v;
-      task.gpu = GpuRequirement::with_gpus(v, 0);
-      task.request_type = model::RequestType::FRACTION;
-    }
   }
-  if (task.is_fraction_candidate()) {
-    if (auto it = pod.annotations.find("gpu-fraction-num-devices"); it != pod.annotations.end()) {
-      char* end = nullptr;
-      const long long n = std::strtoll(it->second.c_str(), &end, 10);
-      if (!it->second.empty() && end == it->second.c_str() + it->second.size()) {
-        task.gpu = GpuRequirement::multi_fraction(n, fraction, gpu_memory);
-      }
-    }
-  }
-  for (const auto& [name, count] : pod.requests.scalars) {
-    if (model::is_mig_resource(name) && count > 0)
-      task.gpu.mig.set(name, static_cast<std::int64_t>(count));
-  }
+  PodGpuRequest request =
+      gpu_request_of(pod.requests, memory && *memory > 0 ? *memory : 0, fraction,
+                     whole_annotation(pod.annotations, "gpu-fraction-num-devices"));
   for (const auto& [name, value] : pod.annotations) {
     if (!model::is_mig_resource(name)) continue;
-    char* end = nullptr;
-    const long long n = std::strtoll(value.c_str(), &end, 10);
-    if (value.empty() || end != value.c_str() + value.size()) continue;
-    task.gpu = GpuRequirement{};
-    task.gpu.mig.set(name, n);
-    task.legacy_mig = true;
+    const std::optional<long long> n = whole_annotation(pod.annotations, name.c_str());
+    if (!n) continue;
+    request.gpu = model::GpuRequirement{};
+    request.gpu.mig.set(name, *n);
+    request.legacy_mig = true;
   }
-  if (!task.gpu.mig.empty()) task.request_type = model::RequestType::MIG;
+  if (!request.gpu.mig.empty()) request.type = model::RequestType::MIG;
+  return request;
+}
+
+void set_gpu_request(model::Task& task, const PodGpuRequest& request) {
+  task.gpu = request.gpu;
+  task.request_type = request.type;
+  task.legacy_mig = request.legacy_mig;
   model::SharedMap<double>::Map scalars;
   for (const auto& [name, count] : task.gpu.mig) scalars[name] = static_cast<double>(count);
   task.scalars = model::SharedMap<double>(std::move(scalars));
@@ -677,7 +666,7 @@ model::Task task_template(const PodObject& pod) {
   task.foreign = pod.scheduler_name != kSchedulerName && !task.reservation;
   task.qos_guaranteed = pod.guaranteed;
   task.devices.set(&model::TaskDevices::numa_units, pod.numa_units);
-  set_gpu_request(task, pod);
+  set_gpu_request(task, pod.gpu_request);
   task.gpu_groups = gpu_groups_from_labels(pod.labels);
   if (auto it = pod.annotations.find("received-resource-type"); it != pod.annotations.end()) {
     task.received_type = received_type(it->second);
@@ -759,8 +748,10 @@ void read_grouping(PodObject& pod) {
   pod.group_hash = pod.grouper ? pod.grouper->name_hash : name_hash(pod.pod_group);
 }
 
-// What a pod's reading takes from its labels and annotations: its NUMA records, its task and its
-// grouping. Run after read_pod, and again when the replay's binder adds marks.
+}  // namespace
+
+std::size_t name_hash(const std::string& name) { return std::hash<std::string_view>{}(name); }
+
 void derive_from_marks(PodObject& pod) {
   pod.numa_observed.reset();
   pod.numa_predicted.reset();
@@ -779,6 +770,8 @@ void derive_from_marks(PodObject& pod) {
   pod.grouper.reset();
   read_grouping(pod);
 }
+
+namespace {
 
 // Reads the objects kind by kind, so the first bad field reported is the same whatever the
 // documents' order.
@@ -861,6 +854,35 @@ class JobsByName {
 
 }  // namespace
 
+PodGpuRequest gpu_request_of(const ResourceList& requests, std::int64_t gpu_memory_mib,
+                             double gpu_fraction, std::optional<long long> fraction_devices) {
+  using model::GpuRequirement;
+  PodGpuRequest request;
+  if (requests.has_gpu) {
+    request.gpu = requests.gpu >= 1
+                      ? GpuRequirement::with_gpus(static_cast<double>(requests.gpu), 0)
+                      : GpuRequirement{1, 0, 0, {}};
+  }
+  if (gpu_memory_mib > 0) {
+    request.gpu = GpuRequirement::with_gpus(0, gpu_memory_mib);
+    request.type = model::RequestType::GPU_MEMORY;
+  }
+  if (gpu_fraction > 0) {
+    request.gpu = GpuRequirement::with_gpus(gpu_fraction, 0);
+    request.type = model::RequestType::FRACTION;
+  }
+  const bool fractional = request.type == model::RequestType::FRACTION ||
+                          request.type == model::RequestType::GPU_MEMORY;
+  if (fractional && fraction_devices)
+    request.gpu = GpuRequirement::multi_fraction(*fraction_devices, gpu_fraction, gpu_memory_mib);
+  for (const auto& [name, count] : requests.scalars) {
+    if (model::is_mig_resource(name) && count > 0)
+      request.gpu.mig.set(name, static_cast<std::int64_t>(count));
+  }
+  if (!request.gpu.mig.empty()) request.type = model::RequestType::MIG;
+  return request;
+}
+
 int priority_of(const std::vector<model::PriorityClass>& classes, const std::string& name,
                 bool& found) {
   for (const model::PriorityClass& pc : classes) {
@@ -916,7 +938,13 @@ void set_task(model::Task& task, TaskId id, const model::ClusterState& state, co
 void add_pod_marks(PodObject& pod, const std::vector<std::pair<std::string, std::string>>& labels,
                    const std::vector<std::pair<std::string, std::string>>& annotations) {
   for (const auto& [key, value] : labels) pod.labels.set(key, value);
-  for (const auto& [key, value] : annotations) pod.annotations.set(key, value);
+  bool gpu_marked = false;
+  for (const auto& [key, value] : annotations) {
+    pod.annotations.set(key, value);
+    gpu_marked = gpu_marked || key == "gpu-memory" || key == "gpu-fraction" ||
+                 key == "gpu-fraction-num-devices" || model::is_mig_resource(key);
+  }
+  if (gpu_marked) pod.gpu_request = read_gpu_request(pod);  // the binder's marks never are
   derive_from_marks(pod);
 }
 

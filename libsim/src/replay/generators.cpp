@@ -9,6 +9,7 @@
 
 #include "sim/core/go_json.hpp"
 #include "sim/model/gpu_models.hpp"
+#include "sim/model/gpu_requirement.hpp"
 
 namespace sim::replay {
 namespace {
@@ -207,6 +208,27 @@ std::map<std::string, int> mig_layout(const Field& pool, const model::GpuModel* 
 
 double uniform(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
 
+std::vector<std::pair<std::string, std::string>> bare_pod_annotations(const PodShape& p) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (p.gpu_fraction > 0) out.emplace_back("gpu-fraction", go_json_number(p.gpu_fraction));
+  if (p.gpu_memory_mib > 0) out.emplace_back("gpu-memory", std::to_string(p.gpu_memory_mib));
+  if (p.runtime_ms > 0) out.emplace_back(kRuntimeAnnotation, duration_text(p.runtime_ms));
+  return out;
+}
+
+std::string mig_resource(const PodShape& p) {
+  return p.mig_profile.empty() ? std::string() : "nvidia.com/mig-" + p.mig_profile;
+}
+
+double shape_gpus(const PodShape& p) {
+  if (p.gpu_fraction > 0) return p.gpu_fraction;
+  const std::string mig = mig_resource(p);
+  return static_cast<double>(p.gpus) + (mig.empty()
+                                            ? 0.0
+                                            : static_cast<double>(model::mig_profile_gpus(mig)) *
+                                                  static_cast<double>(p.mig_instances));
+}
+
 YAML::Node bare_pod_manifest(const PodShape& p) {
   YAML::Node pod;
   pod["apiVersion"] = "v1";
@@ -216,9 +238,7 @@ YAML::Node bare_pod_manifest(const PodShape& p) {
   pod["metadata"]["labels"]["kai.scheduler/queue"] = p.queue;
   pod["metadata"]["annotations"] = YAML::Node(YAML::NodeType::Map);
   YAML::Node annotations = pod["metadata"]["annotations"];
-  if (p.gpu_fraction > 0) annotations["gpu-fraction"] = go_json_number(p.gpu_fraction);
-  if (p.gpu_memory_mib > 0) annotations["gpu-memory"] = std::to_string(p.gpu_memory_mib);
-  if (p.runtime_ms > 0) annotations[kRuntimeAnnotation] = duration_text(p.runtime_ms);
+  for (const auto& [key, value] : bare_pod_annotations(p)) annotations[key] = value;
   pod["spec"]["schedulerName"] = "kai-scheduler";
   pod["spec"]["priorityClassName"] = p.priority_class;
   YAML::Node container;
@@ -226,8 +246,7 @@ YAML::Node bare_pod_manifest(const PodShape& p) {
   container["image"] = "busybox";
   if (p.gpus > 0) container["resources"]["limits"]["nvidia.com/gpu"] = std::to_string(p.gpus);
   if (!p.mig_profile.empty())
-    container["resources"]["limits"]["nvidia.com/mig-" + p.mig_profile] =
-        std::to_string(p.mig_instances);
+    container["resources"]["limits"][mig_resource(p)] = std::to_string(p.mig_instances);
   if (!p.cpu.empty()) container["resources"]["requests"]["cpu"] = p.cpu;
   if (!p.memory.empty()) container["resources"]["requests"]["memory"] = p.memory;
   pod["spec"]["containers"].push_back(container);

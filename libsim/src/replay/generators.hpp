@@ -7,6 +7,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "io/yaml_field.hpp"
@@ -30,6 +31,13 @@ std::size_t pick(std::mt19937_64& rng, const double (&weights)[N]) {
 
 /// The Pod manifest of `shape` (schedulerName kai-scheduler, queue label, no PodGroup).
 YAML::Node bare_pod_manifest(const PodShape& shape);
+/// The annotations that manifest holds, in its order.
+std::vector<std::pair<std::string, std::string>> bare_pod_annotations(const PodShape& shape);
+/// The MIG resource of its limit ("nvidia.com/mig-<profile>"), or empty.
+std::string mig_resource(const PodShape& shape);
+/// The GPUs it requests for events: its fraction, else its devices plus its MIG instances counted
+/// as KAI's quota counts them (a "3g.*" instance is 3 GPUs).
+double shape_gpus(const PodShape& shape);
 
 /// `cluster.nodePools[]` -> one Node manifest per node, named `<pool>-<i>`.
 std::vector<Manifest> expand_node_pools(const io::Field& pools, const std::string& file,

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "generators.hpp"
+#include "io/bare_pod.hpp"
 #include "io/dra_reader.hpp"
 #include "io/parsed_objects.hpp"
 #include "io/snapshot_fields.hpp"
@@ -215,6 +216,16 @@ void World::apply(const Manifest& m, std::int64_t now_ms, std::vector<PodEvent>&
 }
 
 void World::apply(Manifest&& m, std::int64_t now_ms, std::vector<PodEvent>& events) {
+  apply(std::move(m), now_ms, events, nullptr);
+}
+
+void World::apply(const PodShape& shape, const std::string& file, std::int64_t now_ms,
+                  std::vector<PodEvent>& events) {
+  apply(Manifest{bare_pod_manifest(shape), file}, now_ms, events, &shape);
+}
+
+void World::apply(Manifest&& m, std::int64_t now_ms, std::vector<PodEvent>& events,
+                  const PodShape* shape) {
   YAML::Node doc = m.doc;
   const std::string kind = str(doc, "kind");
   if (!doc["metadata"].IsDefined()) doc["metadata"] = YAML::Node(YAML::NodeType::Map);
@@ -248,29 +259,34 @@ void World::apply(Manifest&& m, std::int64_t now_ms, std::vector<PodEvent>& even
   }
   if (!doc["metadata"]["creationTimestamp"].IsDefined())
     doc["metadata"]["creationTimestamp"] = format_time(now_ms);
+  std::optional<Grouped> grouped;
   if (kind == "Pod") {
     if (!doc["metadata"]["uid"].IsDefined())
       doc["metadata"]["uid"] = "uid-" + std::to_string(++next_uid_);
     if (!doc["status"].IsDefined()) doc["status"]["phase"] = "Pending";
     gone_.erase(str(doc, "metadata", "namespace") + "/" + str(doc, "metadata", "name"));
     if (is_kai_pod(doc) && str(doc["metadata"], "annotations", "pod-group-name").empty()) {
-      const std::string group_key = group_bare_pod(doc, m.file, now_ms);
+      grouped = group_bare_pod(doc, m.file, now_ms);
       if (existing == objects_.end() && str(doc, "spec", "nodeName").empty()) {
         // A bare pod arriving for the scheduler, with the PodGroup made for it.
         ++arrived_;
         ++changes_.arrived;
         changes_.pods.push_back(key);
-        changes_.groups.push_back(group_key);
+        changes_.groups.push_back(grouped->key);
       }
     }
   }
   put(key, Object{doc, std::make_shared<const std::string>(m.file)});
+  if (shape && grouped)
+    read_generated(*shape, objects_.at(key), *grouped, objects_.at(grouped->key), now_ms);
   if (kind == "Node") node_condition_changed(str(doc, "metadata", "name"), doc, now_ms, events);
   if (kind == "Pod") {
     claims_from_templates(key, now_ms);  // before the event, which counts the claims' GPUs
+    // A generated pod's GPUs are the numbers it was drawn with, the same as its manifest's.
+    SIM_ASSERT(!shape || shape_gpus(*shape) == requested_gpus(doc));
     events.push_back({now_ms, PodEventType::SUBMIT,
                       str(doc, "metadata", "namespace") + "/" + str(doc, "metadata", "name"),
-                      queue_of(doc), "", "", "", requested_gpus(doc)});
+                      queue_of(doc), "", "", "", shape ? shape_gpus(*shape) : requested_gpus(doc)});
   }
   if (kind == "ResourceClaimTemplate") template_applied(str(doc, "metadata", "namespace"), now_ms);
   // A pod applied with spec.nodeName needs no scheduler: the kubelet starts it.
@@ -282,7 +298,7 @@ void World::apply(Manifest&& m, std::int64_t now_ms, std::vector<PodEvent>& even
 
 // defaultgrouper: PodGroup pg-<pod>-<uid>, owned by the pod, minMember 1, queue from the
 // kai.scheduler/queue label, priority class from the pod if it exists, else "train".
-std::string World::group_bare_pod(YAML::Node pod, const std::string& file, std::int64_t now_ms) {
+World::Grouped World::group_bare_pod(YAML::Node pod, const std::string& file, std::int64_t now_ms) {
   const std::string ns = str(pod, "metadata", "namespace");
   const std::string name = "pg-" + str(pod, "metadata", "name") + "-" + str(pod, "metadata", "uid");
   YAML::Node pg;
@@ -297,13 +313,57 @@ std::string World::group_bare_pod(YAML::Node pod, const std::string& file, std::
   if (cls.empty()) cls = str(pod, "spec", "priorityClassName");
   const bool known = cls == "train" || cls == "build-preemptible" || cls == "build" ||
                      cls == "inference" || objects_.contains("PriorityClass//" + cls);
-  pg["spec"]["priorityClassName"] = known ? cls : "train";
+  if (!known) cls = "train";
+  pg["spec"]["priorityClassName"] = cls;
   const std::string preemptibility = str(pod["metadata"], "labels", "kai.scheduler/preemptibility");
   if (!preemptibility.empty()) pg["spec"]["preemptibility"] = preemptibility;
   pod["metadata"]["annotations"]["pod-group-name"] = name;
   const std::string key = "PodGroup/" + ns + "/" + name;
   put(key, Object{pg, std::make_shared<const std::string>(file)});
-  return key;
+  return {key, name, queue_of(pod), cls, preemptibility};
+}
+
+void World::read_generated(const PodShape& shape, Object& pod, const Grouped& group, Object& pg,
+                           std::int64_t now_ms) {
+  const YAML::Node metadata = pod.doc["metadata"];
+  io::BarePod bare;
+  bare.name = str(metadata, "name");
+  bare.ns = str(metadata, "namespace");
+  bare.uid = str(metadata, "uid");
+  bare.priority_class = shape.priority_class;
+  bare.created_ns = epoch_ns(now_ms / 1000 * 1000);  // the timestamp holds whole seconds
+  bare.labels = model::Labels(model::Labels::Map{{"kai.scheduler/queue", shape.queue}});
+  model::Labels::Map annotations;
+  for (auto& [key, value] : bare_pod_annotations(shape)) annotations[key] = std::move(value);
+  annotations["pod-group-name"] = group.name;
+  bare.annotations = model::Labels(std::move(annotations));
+  bare.gpus = shape.gpus;
+  bare.gpu_fraction = shape.gpu_fraction;
+  bare.gpu_memory_mib = shape.gpu_memory_mib;
+  bare.mig_resource = mig_resource(shape);
+  bare.mig_instances = bare.mig_resource.empty() ? 0 : shape.mig_instances;
+  bare.cpu = shape.cpu;
+  bare.memory = shape.memory;
+  const io::Field pod_doc(pod.doc, "", pod.file.get()), group_doc(pg.doc, "", pg.file.get());
+  auto readings = io::read_bare_pod(
+      bare, pod_doc, {group.name, group.queue, group.priority_class, group.preemptibility},
+      group_doc);
+  if (!readings) return;  // parsed when first read: the manifest's checks report the problem
+#ifndef NDEBUG
+  Diagnostics ignored;
+  const auto pod_parsed = io::parse_objects(pod_doc, ignored);
+  const auto group_parsed = io::parse_objects(group_doc, ignored);
+  SIM_ASSERT(pod_parsed->kinds == readings->first->kinds && pod_parsed->pods.size() == 1 &&
+             pod_parsed->latest_time == readings->first->latest_time &&
+             io::same_pod_reading(pod_parsed->pods.front(), readings->first->pods.front()));
+  SIM_ASSERT(group_parsed->kinds == readings->second->kinds &&
+             group_parsed->pod_groups.size() == 1 &&
+             group_parsed->latest_time == readings->second->latest_time &&
+             io::same_group_reading(group_parsed->pod_groups.front(),
+                                    readings->second->pod_groups.front()));
+#endif
+  pod.parsed = std::move(readings->first);
+  pg.parsed = std::move(readings->second);
 }
 
 void World::start_termination(const std::string& key, std::int64_t now_ms,

@@ -51,6 +51,10 @@ class World {
   void apply(const Manifest& m, std::int64_t now_ms, std::vector<PodEvent>& events);
   /// The same with a manifest the world may keep as it is (no copy).
   void apply(Manifest&& m, std::int64_t now_ms, std::vector<PodEvent>& events);
+  /// Applies the bare pod of a generator or trace row (from `file`): its manifest is kept for
+  /// dumps, but the cycles read the pod and its PodGroup as typed from `shape`, not from the text.
+  void apply(const PodShape& shape, const std::string& file, std::int64_t now_ms,
+             std::vector<PodEvent>& events);
   /// Deletes the object; running pods terminate over their grace period first.
   void remove(const ObjectRef& ref, std::int64_t now_ms, std::vector<PodEvent>& events);
   /// Finishes the binds, completions, taint evictions and terminations due at `now_ms`.
@@ -120,8 +124,17 @@ class World {
   void put(const std::string& key, Object obj);
   void drop(const std::string& key);
   std::string key_of(const YAML::Node& doc) const;
-  /// Creates the pod-grouper's PodGroup for `pod` and returns its key.
-  std::string group_bare_pod(YAML::Node pod, const std::string& file, std::int64_t now_ms);
+  void apply(Manifest&& m, std::int64_t now_ms, std::vector<PodEvent>& events,
+             const PodShape* shape);
+  /// The PodGroup the pod-grouper made.
+  struct Grouped {
+    std::string key, name, queue, priority_class, preemptibility;
+  };
+  /// Creates the pod-grouper's PodGroup for `pod`.
+  Grouped group_bare_pod(YAML::Node pod, const std::string& file, std::int64_t now_ms);
+  /// Sets the typed readings of a bare pod applied from `shape` and of its PodGroup.
+  void read_generated(const PodShape& shape, Object& pod, const Grouped& group, Object& pg,
+                      std::int64_t now_ms);
   double requested_gpus(const YAML::Node& pod) const;
   std::string queue_of(const YAML::Node& pod) const;
   double claim_gpus(const YAML::Node& pod) const;
