@@ -20,9 +20,9 @@ bool same_task(const model::Task& a, const model::Task& b) {
          a.placement->empty() == b.placement->empty() && a.nominated_node == b.nominated_node &&
          (a.request == b.request).all() && a.reservation == b.reservation &&
          a.task_priority == b.task_priority && a.has_task_priority == b.has_task_priority &&
-         a.foreign == b.foreign && a.qos_guaranteed == b.qos_guaranteed &&
-         same_gpu(a.gpu, b.gpu) && a.request_type == b.request_type &&
-         a.legacy_mig == b.legacy_mig && a.scalars == b.scalars && a.gpu_groups == b.gpu_groups &&
+         a.foreign == b.foreign && a.qos_guaranteed == b.qos_guaranteed && same_gpu(a.gpu, b.gpu) &&
+         a.request_type == b.request_type && a.legacy_mig == b.legacy_mig &&
+         a.scalars == b.scalars && a.gpu_groups == b.gpu_groups &&
          a.received_type == b.received_type;
 }
 

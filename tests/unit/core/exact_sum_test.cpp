@@ -56,7 +56,7 @@ TEST_CASE("taking a term back undoes adding it, bit for bit", "[core][exact_sum]
   CHECK(s.value() == 0.0);
 }
 
-TEST_CASE("one term reads back as itself; huge and NaN terms stay finite", "[core][exact_sum]") {
+TEST_CASE("one term reads back as itself: huge and NaN terms stay finite", "[core][exact_sum]") {
   for (double x : {0.0, 0.33, 0.1, 1000.0 / 46068.0, -0.75, 123456.789, 34359738368.0, -1e15}) {
     sim::ExactSum s;
     s.add(x);

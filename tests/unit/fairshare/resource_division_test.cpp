@@ -268,7 +268,7 @@ TEST_CASE("case F: the code, not the priority-based design doc", "[fairshare][se
   CHECK(lv.fs(2) == 40);
 }
 
-TEST_CASE("case G: order-dependent in KAI; kaisim gives one of KAI's two answers",
+TEST_CASE("case G: order-dependent in KAI: kaisim gives one of KAI's two answers",
           "[fairshare][section6]") {
   Level lv({{.uid = "a", .d = 0.7, .w = 1, .r = 100},
             {.uid = "b", .d = 0, .w = 2, .r = 0.3},

@@ -88,7 +88,7 @@ spec:
   CHECK(u.pod.at("memory") == 3LL * 1073741824000LL);
 }
 
-TEST_CASE("placement records: zone ids and amounts; malformed ones are ignored", "[io][numa]") {
+TEST_CASE("placement records: zone ids and amounts: malformed ones are ignored", "[io][numa]") {
   const auto record =
       sim::io::parse_numa_annotation(R"([{"zone":"node-1","amount":{"cpu":"3","memory":"1Gi"}}])");
   REQUIRE(record.has_value());

@@ -64,7 +64,7 @@ TEST_CASE("a Running pod with a deletionTimestamp still counts in allocated and 
   CHECK(p.requested.get("nvidia.com/gpu") == milli(660));
 }
 
-TEST_CASE("Pending pods: allocated only once PodScheduled is True; requested always",
+TEST_CASE("Pending pods: allocated only once PodScheduled is True: requested always",
           "[queue_status]") {
   const Objects o = runbook_objects();
   const char* waiting =

@@ -52,7 +52,7 @@ TEST_CASE("simulate request reads every field", "[io][request]") {
   CHECK(d.warnings.empty());
 }
 
-TEST_CASE("struct keys match ignoring case, as Go's decoder does; totalResource keys do not",
+TEST_CASE("struct keys match ignoring case, as Go's decoder does: totalResource keys do not",
           "[io][request]") {
   sim::Diagnostics d;
   auto r = parse(

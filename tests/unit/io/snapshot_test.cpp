@@ -89,7 +89,7 @@ TEST_CASE("bad snapshots name the file, line and field", "[io][snapshot][errors]
         "snap.yaml:3:24: spec.preemptibility: must be \"preemptible\" or \"non-preemptible\"");
 }
 
-TEST_CASE("pods naming a missing queue wait with a reason; unknown kinds warn", "[io][snapshot]") {
+TEST_CASE("pods naming a missing queue wait with a reason: unknown kinds warn", "[io][snapshot]") {
   sim::Diagnostics d;
   const auto state =
       sim::io::load_snapshot({{"kind: ConfigMap\nmetadata: {name: x}\n---\napiVersion: v1\nkind: "
@@ -103,7 +103,7 @@ TEST_CASE("pods naming a missing queue wait with a reason; unknown kinds warn", 
   CHECK_THAT(d.warnings[0], Catch::Contains("kind \"ConfigMap\" is not used by the scheduler"));
 }
 
-TEST_CASE("a PodGroup's subGroups become PodSets under their sets; pods join by label",
+TEST_CASE("a PodGroup's subGroups become PodSets under their sets: pods join by label",
           "[io][snapshot][subgroups]") {
   sim::Diagnostics d;
   const auto state = sim::io::load_snapshot({{R"(

@@ -22,7 +22,7 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("the runbook's L40S has no MIG; the A100 40GB splits into seven 1g.5gb instances") {
+TEST_CASE("the runbook's L40S has no MIG: the A100 40GB splits into seven 1g.5gb instances") {
   const sim::model::GpuModel* l40s = sim::model::find_gpu_model("L40S");
   REQUIRE(l40s != nullptr);
   CHECK(l40s->memory_mib == 46068);

@@ -190,7 +190,7 @@ TEST_CASE("the session's device index follows claims and keeps shared devices he
   CHECK(reachable[2].local);
 }
 
-TEST_CASE("selectors pick devices by attribute and capacity; a runtime error fails the node",
+TEST_CASE("selectors pick devices by attribute and capacity: a runtime error fails the node",
           "[sched][dra]") {
   // One slice with a full GPU and a MIG device, as NVIDIA's DRA driver publishes them; the
   // driver's own classes tell them apart by the type attribute.

@@ -38,7 +38,7 @@ spec: {schedulerName: kai-scheduler, containers: [{name: c, resources: {limits: 
 
 }  // namespace
 
-TEST_CASE("a sound allocation keeps every invariant; broken books are named",
+TEST_CASE("a sound allocation keeps every invariant: broken books are named",
           "[sched][invariants]") {
   sim::model::ClusterState state = two_pods();
   sim::sched::Session ssn = sim::sched::open_session(state);
