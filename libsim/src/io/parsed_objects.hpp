@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "dra_reader.hpp"
@@ -143,8 +144,15 @@ PodGpuRequest gpu_request_of(const ResourceList& requests, std::int64_t gpu_memo
                              double gpu_fraction, std::optional<long long> fraction_devices);
 /// PodGroups are matched by name every cycle of a replay: the hash is taken once, at reading.
 std::size_t name_hash(const std::string& name);
-/// What a pod's reading takes from its labels and annotations: its NUMA records, its task and its
-/// grouping. Run after reading a pod, and again when the replay's binder adds marks.
+/// The NUMA placement records a pod's annotations hold (JSON, as KAI's binder writes them).
+inline constexpr std::string_view kNumaObservedAnnotation = "kai.scheduler/numa-placement-observed";
+inline constexpr std::string_view kNumaPredictedAnnotation =
+    "kai.scheduler/numa-placement-predicted";
+/// Reads them into `numa_observed` and `numa_predicted`: after reading a pod, and when a mark
+/// changes one of them.
+void read_numa_marks(PodObject& pod);
+/// What a pod's reading takes from its other labels and annotations: its task and its grouping.
+/// Run after reading a pod, and again when the replay's binder adds marks.
 void derive_from_marks(PodObject& pod);
 
 /// The value of a PriorityClass by name; `found` says whether it exists (else the default).

@@ -752,17 +752,20 @@ void read_grouping(PodObject& pod) {
 
 std::size_t name_hash(const std::string& name) { return std::hash<std::string_view>{}(name); }
 
-void derive_from_marks(PodObject& pod) {
+void read_numa_marks(PodObject& pod) {
   pod.numa_observed.reset();
   pod.numa_predicted.reset();
-  if (auto a = pod.annotations.find("kai.scheduler/numa-placement-observed");
+  if (auto a = pod.annotations.find(std::string(kNumaObservedAnnotation));
       a != pod.annotations.end()) {
     pod.numa_observed = parse_numa_annotation(a->second);
   }
-  if (auto a = pod.annotations.find("kai.scheduler/numa-placement-predicted");
+  if (auto a = pod.annotations.find(std::string(kNumaPredictedAnnotation));
       a != pod.annotations.end()) {
     pod.numa_predicted = parse_numa_annotation(a->second);
   }
+}
+
+void derive_from_marks(PodObject& pod) {
   auto app = pod.labels.find("app");
   pod.reservation_label = app != pod.labels.end() && app->second == "kai-resource-reservation";
   pod.base = task_template(pod);  // reads reservation_label
@@ -802,6 +805,7 @@ void parse_into(const Objects& objects, ParsedObjects& out, Diagnostics& diagnos
   for (const Field& f : objects.pod_groups) out.pod_groups.push_back(read_pod_group(f));
   for (const Field& f : objects.pods) {
     out.pods.push_back(read_pod(f));
+    read_numa_marks(out.pods.back());
     derive_from_marks(out.pods.back());
   }
   out.mark_kinds();
@@ -938,13 +942,16 @@ void set_task(model::Task& task, TaskId id, const model::ClusterState& state, co
 void add_pod_marks(PodObject& pod, const std::vector<std::pair<std::string, std::string>>& labels,
                    const std::vector<std::pair<std::string, std::string>>& annotations) {
   for (const auto& [key, value] : labels) pod.labels.set(key, value);
-  bool gpu_marked = false;
+  bool gpu_marked = false, numa_marked = false;
   for (const auto& [key, value] : annotations) {
     pod.annotations.set(key, value);
     gpu_marked = gpu_marked || key == "gpu-memory" || key == "gpu-fraction" ||
                  key == "gpu-fraction-num-devices" || model::is_mig_resource(key);
+    numa_marked = numa_marked || key == kNumaObservedAnnotation || key == kNumaPredictedAnnotation;
   }
-  if (gpu_marked) pod.gpu_request = read_gpu_request(pod);  // the binder's marks never are
+  // The binder's marks are neither: it sets the NUMA record typed beside its annotation.
+  if (gpu_marked) pod.gpu_request = read_gpu_request(pod);
+  if (numa_marked) read_numa_marks(pod);
   derive_from_marks(pod);
 }
 

@@ -694,34 +694,42 @@ void World::apply_decisions(const sched::Session& ssn, std::int64_t now_ms,
       for (const auto& [key, value] : annotations) doc["metadata"]["annotations"][key] = value;
       for (const auto& [key, value] : labels) doc["metadata"]["labels"][key] = value;
     }
-    // The reading takes the node and the marks too, so the pod is not parsed again (pods with a
-    // NUMA placement or DRA claims are).
-    if (t.devices->numa_placement.empty() && t.devices->claims.empty()) {
+    // What KAI's binder writes for a pod the numa plugin placed: the zones it charged, for later
+    // cycles to rebuild each zone's ledger from; as JSON in the document, typed in the reading.
+    std::string numa_text;
+    std::vector<model::ZoneAmounts> numa_record;
+    if (!t.devices->numa_placement.empty() && state.nodes[b.node].numa) {
+      const model::NumaTopology& numa = *state.nodes[b.node].numa;
+      numa_text = "[";
+      for (const model::ZoneAmounts& z : t.devices->numa_placement) {
+        const std::string& id = numa.zones[static_cast<std::size_t>(z.zone)].id;
+        numa_record.push_back({-1, id, z.amount});  // as read_numa_record reads it back
+        numa_text += std::string(numa_text.size() > 1 ? "," : "") + "{\"zone\":" + json_string(id) +
+                     ",\"amount\":{";
+        bool first = true;
+        for (const auto& [resource, milli] : z.amount) {
+          numa_text += (first ? "" : ",") + json_string(resource) + ":" +
+                       json_string(io::format_milli_quantity(milli));
+          first = false;
+        }
+        numa_text += "}}";
+      }
+      numa_text += "]";
+      doc["metadata"]["annotations"][std::string(io::kNumaPredictedAnnotation)] = numa_text;
+    }
+    // The reading takes the node and the marks too, so the pod is not parsed again (pods with DRA
+    // claims are: the claim controller edits them).
+    if (t.devices->claims.empty()) {
       it->second.parsed =
           pod_reading_after(before, doc, it->second.file.get(), [&](io::PodObject& pod) {
             pod.node_name = state.nodes[b.node].name;
+            if (!numa_text.empty()) {
+              pod.annotations.set(std::string(io::kNumaPredictedAnnotation), numa_text);
+              pod.numa_predicted = numa_record;
+            }
             if (!labels.empty() || !annotations.empty())
               io::add_pod_marks(pod, labels, annotations);
           });
-    }
-    if (!t.devices->numa_placement.empty() && state.nodes[b.node].numa) {
-      // What KAI's binder writes: the zones the numa plugin charged, for later cycles to rebuild
-      // each zone's ledger from.
-      const model::NumaTopology& numa = *state.nodes[b.node].numa;
-      std::string record = "[";
-      for (const model::ZoneAmounts& z : t.devices->numa_placement) {
-        record += std::string(record.size() > 1 ? "," : "") +
-                  "{\"zone\":" + json_string(numa.zones[static_cast<std::size_t>(z.zone)].id) +
-                  ",\"amount\":{";
-        bool first = true;
-        for (const auto& [resource, milli] : z.amount) {
-          record += (first ? "" : ",") + json_string(resource) + ":" +
-                    json_string(io::format_milli_quantity(milli));
-          first = false;
-        }
-        record += "}}";
-      }
-      doc["metadata"]["annotations"]["kai.scheduler/numa-placement-predicted"] = record + "]";
     }
     if (!t.devices->claims.empty()) record_claims(state, t);
     changes_.pods.push_back(pod_key(t));
