@@ -41,7 +41,7 @@ read_bare_pod(const BarePod& bare, const Field& pod_doc, const BareGroup& group,
   pod.labels = bare.labels;
   pod.annotations = bare.annotations;
   pod.created_ns = bare.created_ns;
-  pod.scheduler_name = "kai-scheduler";
+  pod.scheduler_name = kSchedulerName;
   pod.priority_class = bare.priority_class;
   pod.phase = "Pending";
   // container_requests: a GPU or MIG limit is requested at the limit.

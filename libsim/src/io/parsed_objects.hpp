@@ -144,6 +144,8 @@ PodGpuRequest gpu_request_of(const ResourceList& requests, std::int64_t gpu_memo
                              double gpu_fraction, std::optional<long long> fraction_devices);
 /// PodGroups are matched by name every cycle of a replay: the hash is taken once, at reading.
 std::size_t name_hash(const std::string& name);
+/// The schedulerName of the pods KAI schedules (others are foreign to it).
+inline constexpr std::string_view kSchedulerName = "kai-scheduler";
 /// The NUMA placement records a pod's annotations hold (JSON, as KAI's binder writes them).
 inline constexpr std::string_view kNumaObservedAnnotation = "kai.scheduler/numa-placement-observed";
 inline constexpr std::string_view kNumaPredictedAnnotation =

@@ -24,11 +24,18 @@ namespace {
 
 using model::Labels;
 
-constexpr std::string_view kSchedulerName = "kai-scheduler";
 constexpr std::string_view kPodGroupAnnotation = "pod-group-name";
 constexpr std::string_view kQueueLabel = "kai.scheduler/queue";
 constexpr std::string_view kSubGroupLabel = "kai.scheduler/subgroup-name";
 constexpr std::string_view kReservationNamespace = "kai-resource-reservation";
+
+// A whole number written in decimal ("", a fraction or other text: none), as strconv.Atoi.
+std::optional<long long> whole_number(const std::string& text) {
+  char* end = nullptr;
+  const long long v = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || end != text.c_str() + text.size()) return std::nullopt;
+  return v;
+}
 
 // ---------------------------------------------------------------- collecting objects by kind
 
@@ -234,20 +241,15 @@ model::Node read_node(const Field& obj) {
   // getNodeGpuMemory: label in MiB (or bytes when >= 1 TiB in MiB), floored to 100 MiB.
   auto mem = node.labels.find("nvidia.com/gpu.memory");
   if (mem != node.labels.end()) {
-    char* end = nullptr;
-    const long long v = std::strtoll(mem->second.c_str(), &end, 10);
-    if (!mem->second.empty() && end == mem->second.c_str() + mem->second.size()) {
-      long long mib = v < 1024LL * 1024 ? v : v / (1024LL * 1024);
+    if (const std::optional<long long> v = whole_number(mem->second)) {
+      long long mib = *v < 1024LL * 1024 ? *v : *v / (1024LL * 1024);
       node.gpu_memory_mib = mib - (mib % 100);
       node.gpu_memory_synced = true;
     }
   }
   auto count = node.labels.find("nvidia.com/gpu.count");
   if (count != node.labels.end()) {
-    char* end = nullptr;
-    const long long v = std::strtoll(count->second.c_str(), &end, 10);
-    if (!count->second.empty() && end == count->second.c_str() + count->second.size())
-      node.gpu_count_label = v;
+    if (const std::optional<long long> v = whole_number(count->second)) node.gpu_count_label = *v;
   }
   return node;
 }
@@ -580,10 +582,7 @@ model::TaskStatus task_status(const PodObject& pod, const BindRequestObject* br,
 std::optional<long long> whole_annotation(const Labels& annotations, const char* key) {
   auto it = annotations.find(key);
   if (it == annotations.end()) return std::nullopt;
-  char* end = nullptr;
-  const long long v = std::strtoll(it->second.c_str(), &end, 10);
-  if (it->second.empty() || end != it->second.c_str() + it->second.size()) return std::nullopt;
-  return v;
+  return whole_number(it->second);
 }
 
 // The GPU request from the pod's resources and annotations, as text (pod_info.go
@@ -602,7 +601,7 @@ PodGpuRequest read_gpu_request(const PodObject& pod) {
                      whole_annotation(pod.annotations, "gpu-fraction-num-devices"));
   for (const auto& [name, value] : pod.annotations) {
     if (!model::is_mig_resource(name)) continue;
-    const std::optional<long long> n = whole_annotation(pod.annotations, name.c_str());
+    const std::optional<long long> n = whole_number(value);
     if (!n) continue;
     request.gpu = model::GpuRequirement{};
     request.gpu.mig.set(name, *n);
@@ -656,10 +655,8 @@ model::Task task_template(const PodObject& pod) {
   task.request = pod.requests.base;
   task.reservation = pod.reservation_label && pod.ns == kReservationNamespace;
   if (auto it = pod.labels.find("kai.scheduler/task-priority"); it != pod.labels.end()) {
-    char* end = nullptr;
-    const long long v = std::strtoll(it->second.c_str(), &end, 10);
-    if (!it->second.empty() && end == it->second.c_str() + it->second.size()) {
-      task.task_priority = v;
+    if (const std::optional<long long> v = whole_number(it->second)) {
+      task.task_priority = *v;
       task.has_task_priority = true;
     }
   }
@@ -941,10 +938,10 @@ void set_task(model::Task& task, TaskId id, const model::ClusterState& state, co
 
 void add_pod_marks(PodObject& pod, const std::vector<std::pair<std::string, std::string>>& labels,
                    const std::vector<std::pair<std::string, std::string>>& annotations) {
-  for (const auto& [key, value] : labels) pod.labels.set(key, value);
+  pod.labels.set_all(labels);
+  pod.annotations.set_all(annotations);
   bool gpu_marked = false, numa_marked = false;
   for (const auto& [key, value] : annotations) {
-    pod.annotations.set(key, value);
     gpu_marked = gpu_marked || key == "gpu-memory" || key == "gpu-fraction" ||
                  key == "gpu-fraction-num-devices" || model::is_mig_resource(key);
     numa_marked = numa_marked || key == kNumaObservedAnnotation || key == kNumaPredictedAnnotation;

@@ -42,6 +42,14 @@ class SharedMap {
     changed.insert_or_assign(std::move(key), std::move(value));
     *this = SharedMap(std::move(changed));
   }
+  /// Sets every (key, value) of `entries` in this copy only, copying the map once.
+  template <typename Entries>
+  void set_all(const Entries& entries) {
+    if (entries.empty()) return;
+    Map changed = map();
+    for (const auto& [key, value] : entries) changed.insert_or_assign(key, value);
+    *this = SharedMap(std::move(changed));
+  }
   void clear() { map_.reset(); }
 
  private:
