@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 TEST_CASE("a shared map changed through one copy leaves the others as they were",
           "[model][shared_map]") {
@@ -37,4 +39,17 @@ TEST_CASE("a shared map iterates in key order and finds by a literal key", "[mod
   CHECK(keys == "app=a;zone=b;");
   CHECK(labels.find("zone")->second == "b");
   CHECK(labels.find("missing") == labels.end());
+}
+
+TEST_CASE("a shared map takes several entries in one copy and leaves its other copies alone",
+          "[model][shared_map]") {
+  sim::model::SharedMap<std::string> labels({{"app", "a"}, {"team", "t"}});
+  const sim::model::SharedMap<std::string> before = labels;
+  labels.set_all(std::vector<std::pair<std::string, std::string>>{});
+  CHECK(&labels.map() == &before.map());  // nothing to set: still shared
+  labels.set_all(std::vector<std::pair<std::string, std::string>>{{"app", "b"}, {"zone", "z"}});
+  CHECK(labels.at("app") == "b");  // an existing key is overwritten
+  CHECK(labels.at("zone") == "z");
+  CHECK(before.size() == 2);
+  CHECK(before.at("app") == "a");
 }

@@ -239,13 +239,6 @@ bool allocate_job(Session& ssn, Statement& stmt, const std::vector<NodeId>& node
   return placed;
 }
 
-std::vector<JobView> all_job_views(const Session& ssn) {
-  std::vector<JobView> views;
-  views.reserve(ssn.jobs_by_name().size());
-  for (JobId j : ssn.jobs_by_name()) views.push_back(full_view(ssn, j));
-  return views;
-}
-
 void run_allocate(Session& ssn) {
   JobQueue queue(ssn, false);
   for (JobId j : ssn.jobs_by_name()) {

@@ -39,21 +39,19 @@ void run_consolidation(Session& ssn) {
       return;
     }
     auto victims = [&ssn, job] {
-      auto q = std::make_unique<JobQueue>(ssn, true);
       // At most max+1 victim jobs (KAI's counter admits one past the cap), in name order where
       // KAI takes map order.
       int admitted = 0;
       const int cap = ssn.config.max_consolidation_preemptees;
-      for (const JobView& v : all_job_views(ssn)) {
-        if (!has_alive_pod_on_known_node(ssn, v)) continue;
-        const model::Job& candidate = ssn.state.jobs[v.id];
-        if (!candidate.preemptible || v.id == job.id) continue;
-        if (cap != -1 && admitted > cap) continue;
-        if (active_allocated_count(ssn, v) == 0) continue;
+      return victim_queue(ssn, [&](JobId v) {
+        if (!has_alive_pod(ssn, v)) return false;
+        const model::Job& candidate = ssn.state.jobs[v];
+        if (!candidate.preemptible || v == job.id) return false;
+        if (cap != -1 && admitted > cap) return false;
+        if (!has_active_allocated_pod(ssn, v)) return false;
         ++admitted;
-        q->push(v);
-      }
-      return q;
+        return true;
+      });
     };
     auto validator = [&ssn](const Scenario& sc) {
       for (const auto& [j, tasks] : sc.victims) {

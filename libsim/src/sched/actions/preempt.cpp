@@ -18,18 +18,15 @@ void run_preempt(Session& ssn) {
       return;
     }
     auto victims = [&ssn, job] {
-      auto q = std::make_unique<JobQueue>(ssn, true);
       const model::Job& preemptor = ssn.state.jobs[job.id];
-      for (const JobView& v : all_job_views(ssn)) {
-        const model::Job& candidate = ssn.state.jobs[v.id];
-        if (!has_alive_pod_on_known_node(ssn, v)) continue;
-        if (!candidate.preemptible || candidate.priority >= preemptor.priority) continue;
-        if (candidate.queue != preemptor.queue || v.id == job.id) continue;
-        if (active_allocated_count(ssn, v) == 0) continue;
-        if (!ssn.preempt_victim_allowed(job, v.id)) continue;
-        q->push(v);
-      }
-      return q;
+      return victim_queue(ssn, [&](JobId v) {
+        const model::Job& candidate = ssn.state.jobs[v];
+        if (!has_alive_pod(ssn, v)) return false;
+        if (!candidate.preemptible || candidate.priority >= preemptor.priority) return false;
+        if (candidate.queue != preemptor.queue || v == job.id) return false;
+        if (!has_active_allocated_pod(ssn, v)) return false;
+        return ssn.preempt_victim_allowed(job, v);
+      });
     };
     auto validator = [&ssn](const Scenario& sc) { return ssn.preempt_scenario_valid(sc); };
     JobSolver solver(ssn, feasible_nodes(ssn, job), validator, victims);

@@ -16,17 +16,14 @@ void run_reclaim(Session& ssn) {
 
     ssn.on_job_solution_start();
     auto victims = [&ssn, job] {
-      auto q = std::make_unique<JobQueue>(ssn, true);
       const QueueId own = ssn.state.jobs[job.id].queue;
       const ResourceVec request = tasks_to_allocate_quantities(ssn, job);
-      for (const JobView& v : all_job_views(ssn)) {
-        const model::Job& candidate = ssn.state.jobs[v.id];
-        if (candidate.queue == own || !candidate.queue.valid()) continue;
-        if (!candidate.preemptible || active_allocated_count(ssn, v) == 0) continue;
-        if (!ssn.reclaim_victim_allowed(job, request, v.id)) continue;
-        q->push(v);
-      }
-      return q;
+      return victim_queue(ssn, [&](JobId v) {
+        const model::Job& candidate = ssn.state.jobs[v];
+        if (candidate.queue == own || !candidate.queue.valid()) return false;
+        if (!candidate.preemptible || !has_active_allocated_pod(ssn, v)) return false;
+        return ssn.reclaim_victim_allowed(job, request, v);
+      });
     };
     auto validator = [&ssn](const Scenario& sc) { return ssn.reclaim_scenario_valid(sc); };
     JobSolver solver(ssn, feasible_nodes(ssn, job), validator, victims);

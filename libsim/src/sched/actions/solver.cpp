@@ -7,6 +7,7 @@
 
 #include "sim/sched/actions/actions.hpp"
 #include "topology_gpus_filter.hpp"
+#include "victim_order.hpp"
 
 namespace sim::sched {
 namespace {
@@ -32,6 +33,7 @@ class IdleGpusFilter {
   IdleGpusFilter(const Session& ssn, const std::vector<TaskId>& pending) : ssn_(ssn) {
     for (TaskId t : pending) required_.push_back(ssn.state.tasks[t].gpu.gpus_quota());
     std::sort(required_.begin(), required_.end(), std::greater<>());
+    uniform_ = !required_.empty() && required_.front() == required_.back();
     std::vector<std::size_t> by_name(ssn.state.nodes.size());
     for (std::size_t i = 0; i < by_name.size(); ++i) by_name[i] = i;
     auto name = [&](std::size_t i) -> const std::string& {
@@ -52,22 +54,29 @@ class IdleGpusFilter {
   void add_victim(TaskId id, bool recorded) {
     const model::Task& t = ssn_.state.tasks[id];
     if (!t.node.valid()) return;
-    if (!(recorded ? recorded_seen_ : potential_seen_).insert(id).second) {
+    std::vector<char>& seen = recorded ? recorded_seen_ : potential_seen_;
+    if (seen.empty()) seen.assign(ssn_.state.tasks.size(), 0);
+    if (seen[id.index()]) {
       asserts_fail_ = true;
       return;
     }
+    seen[id.index()] = 1;
+    // The node's entry moves in the order, reusing its allocation.
     const std::size_t n = t.node.index();
-    order_.erase(key(n));
+    auto entry = order_.extract(key(n));
     capacity_[n] += gpus_quota_accepted(t);
-    order_.insert(key(n));
+    entry.value() = key(n);
+    order_.insert(std::move(entry));
   }
 
   bool passes() const {
     if (asserts_fail_) return true;
-    std::vector<std::pair<std::size_t, double>> used;  // top nodes and what was placed on them
+    std::vector<std::pair<std::size_t, double>>& used = used_;  // top nodes, what was placed
+    used.clear();
     for (auto it = order_.begin(); it != order_.end() && used.size() < required_.size(); ++it) {
       used.emplace_back(it->second, 0.0);
     }
+    if (uniform_) return passes_uniform(used);
     for (double need : required_) {
       if (need == 0) return true;
       bool matched = false;
@@ -86,6 +95,25 @@ class IdleGpusFilter {
   }
 
  private:
+  // passes() when every pod needs the same: a node that cannot take one more never can later,
+  // so first fit fills the nodes one after another (the same additions, node by node), in time
+  // linear in the pods instead of quadratic.
+  bool passes_uniform(std::vector<std::pair<std::size_t, double>>& used) const {
+    const double need = required_.front();
+    if (need == 0) return true;
+    std::size_t left = required_.size();
+    for (auto& [node, taken] : used) {
+      const double cap = capacity_[node];
+      if (cap < need) return false;
+      while (left > 0 && cap - taken >= need) {
+        taken += need;
+        --left;
+      }
+      if (left == 0) return true;
+    }
+    return false;
+  }
+
   // Most capacity first, then node name.
   std::pair<std::pair<double, std::size_t>, std::size_t> key(std::size_t n) const {
     return {{-capacity_[n], name_rank_[n]}, n};
@@ -95,15 +123,17 @@ class IdleGpusFilter {
   std::vector<double> capacity_;
   std::vector<std::size_t> name_rank_;
   std::set<std::pair<std::pair<double, std::size_t>, std::size_t>> order_;
-  std::unordered_set<TaskId> recorded_seen_, potential_seen_;
-  bool asserts_fail_ = false;  ///< a victim list named a pod twice
+  std::vector<char> recorded_seen_, potential_seen_;  ///< per task, made at the first victim
+  mutable std::vector<std::pair<std::size_t, double>> used_;  ///< passes()'s scratch
+  bool asserts_fail_ = false;                                 ///< a victim list named a pod twice
+  bool uniform_ = false;  ///< every pending pod needs the same GPUs
 };
 
 // PodAccumulatedScenarioBuilder: grows one "outer" scenario victim slice by victim slice.
 class ScenarioBuilder {
  public:
   ScenarioBuilder(Session& ssn, const JobView& preemptor, const std::vector<JobView>& recorded,
-                  std::unique_ptr<JobQueue> victims, const std::vector<NodeId>& feasible)
+                  VictimOrder::Cursor victims, const std::vector<NodeId>& feasible)
       : ssn_(ssn), victims_(std::move(victims)), feasible_(feasible) {
     std::vector<TaskId> pending = tasks_to_allocate(ssn, preemptor, false);
     if (!pending.empty()) {
@@ -121,7 +151,7 @@ class ScenarioBuilder {
     bool advance = advance_first;
     for (;;) {
       if (advance) {
-        if (victims_->empty()) return nullptr;
+        if (victims_.empty()) return nullptr;
         if (!add_next_victims()) continue;
       }
       advance = true;
@@ -135,25 +165,25 @@ class ScenarioBuilder {
 
  private:
   bool add_next_victims() {
-    const JobView victim = victims_->pop();
+    const JobView& victim = victims_.pop();
     bool more = false;
     const std::vector<TaskId> tasks = tasks_to_evict(ssn_, victim, more);
     for (TaskId t : tasks) {
       if (recorded_set_.contains(t)) {
-        JobView rest{victim.id, {}, victim.groups, {}};
+        JobView rest{victim.id, {}, victim.groups, {}, {}};
         for (TaskId x : victim.tasks) {
           if (!recorded_set_.contains(x)) rest.tasks.push_back(x);
         }
-        if (!rest.tasks.empty()) victims_->push(rest);
+        if (!rest.tasks.empty()) victims_.push(rest);
         return false;
       }
     }
     if (more && !tasks.empty()) {
-      JobView rest{victim.id, {}, victim.groups, {}};
+      JobView rest{victim.id, {}, victim.groups, {}, {}};
       for (TaskId x : victim.tasks) {
         if (std::find(tasks.begin(), tasks.end(), x) == tasks.end()) rest.tasks.push_back(x);
       }
-      victims_->push(rest);
+      victims_.push(rest);
     }
     scenario_->add_potential(ssn_, tasks);
     for (TaskId t : tasks) add_to_filters(t, false);
@@ -171,7 +201,7 @@ class ScenarioBuilder {
 
   struct Emitter;
   Session& ssn_;
-  std::unique_ptr<JobQueue> victims_;
+  VictimOrder::Cursor victims_;
   std::vector<NodeId> feasible_;
   std::unique_ptr<Scenario> scenario_;
   std::unordered_set<TaskId> recorded_set_;
@@ -210,7 +240,7 @@ struct ScenarioBuilder::Emitter {
     for (std::size_t idx = 0; idx < base.potential.size(); ++idx) {
       const TaskId t = base.potential[idx];
       const model::Task& task = ssn.state.tasks[t];
-      const auto& groups = base.groups.at(task.job);
+      const auto& groups = base.groups_of(task.job);
       std::size_t gi = 0;
       for (; gi < groups.size(); ++gi) {
         if (std::find(groups[gi].begin(), groups[gi].end(), t) != groups[gi].end()) break;
@@ -290,7 +320,7 @@ std::unique_ptr<Scenario> ScenarioBuilder::next_for_gang(bool advance_first) {
       emitter_.reset();
     }
     if (advance) {
-      if (victims_->empty()) return nullptr;
+      if (victims_.empty()) return nullptr;
       if (!add_next_victims()) continue;
     }
     advance = true;
@@ -309,7 +339,7 @@ std::vector<TaskId> victims_from_node(const Session& ssn, const Scenario& sc, No
             [&](JobId a, JobId b) { return ssn.state.jobs[a].name < ssn.state.jobs[b].name; });
   std::vector<TaskId> tasks;
   for (JobId j : jobs) {
-    for (const auto& group : sc.groups.at(j)) tasks.insert(tasks.end(), group.begin(), group.end());
+    for (const auto& group : sc.groups_of(j)) tasks.insert(tasks.end(), group.begin(), group.end());
   }
   return tasks;
 }
@@ -360,6 +390,39 @@ JobSolver::JobSolver(Session& ssn, std::vector<NodeId> feasible_nodes, ScenarioV
       validator_(std::move(validator)),
       victims_(std::move(victims)) {}
 
+// GetJobsToAllocate's jobs in the order kaisim pushes them (KAI walks a map: PodGroup name order
+// is one it can take): the victims' jobs, every job with a pending pod and the preemptor (its
+// partial view), each once. The pending jobs' views are the solve's own, pushed borrowed.
+std::vector<const JobView*> JobSolver::jobs_to_allocate(const JobView& preemptor,
+                                                        const std::set<JobId>& victim_jobs) {
+  std::vector<JobId> ids(victim_jobs.begin(), victim_jobs.end());
+  for (const JobView& v : pending_views_) ids.push_back(v.id);
+  ids.push_back(preemptor.id);
+  if (const std::vector<std::uint32_t>& rank = ssn_.job_name_ranks(); !rank.empty()) {
+    std::sort(ids.begin(), ids.end(),
+              [&](JobId a, JobId b) { return rank[a.index()] < rank[b.index()]; });
+  } else {  // two jobs share a name: std::sort's order, from the same sequence as always
+    std::sort(ids.begin(), ids.end(),
+              [&](JobId a, JobId b) { return ssn_.state.jobs[a].name < ssn_.state.jobs[b].name; });
+  }
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+  victim_views_.clear();
+  victim_views_.reserve(ids.size());  // the pointers below must stay valid
+  std::vector<const JobView*> out;
+  out.reserve(ids.size());
+  for (JobId j : ids) {
+    auto pending = std::lower_bound(pending_index_.begin(), pending_index_.end(),
+                                    std::pair<JobId, std::size_t>(j, 0));
+    if (j == preemptor.id)
+      out.push_back(&preemptor);
+    else if (pending != pending_index_.end() && pending->first == j)
+      out.push_back(&pending_views_[pending->second]);
+    else
+      out.push_back(&victim_views_.emplace_back(full_view(ssn_, j)));
+  }
+  return out;
+}
+
 JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeId>& feasible) {
   Probe result;
   std::vector<TaskId> all_victims = sc.recorded_tasks;
@@ -396,25 +459,26 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
   std::set<JobId> victim_jobs;
   for (TaskId t : all_victims) victim_jobs.insert(ssn_.state.tasks[t].job);
   JobQueue order(ssn_, false);
-  std::vector<JobId> to_order(victim_jobs.begin(), victim_jobs.end());
-  to_order.insert(to_order.end(), pending_jobs_.begin(), pending_jobs_.end());
-  to_order.push_back(sc.preemptor.id);
-  std::sort(to_order.begin(), to_order.end(),
-            [&](JobId a, JobId b) { return ssn_.state.jobs[a].name < ssn_.state.jobs[b].name; });
-  to_order.erase(std::unique(to_order.begin(), to_order.end()), to_order.end());
-  for (JobId j : to_order) order.push(j == sc.preemptor.id ? sc.preemptor : full_view(ssn_, j));
+  for (const JobView* view : jobs_to_allocate(sc.preemptor, victim_jobs))
+    order.push_borrowed(*view);
+  // Only the victims and the preemptor are allocated: once they are all out, the rest of the
+  // queue would only be popped and skipped.
+  std::size_t relevant = victim_jobs.size() + (victim_jobs.contains(sc.preemptor.id) ? 0 : 1);
   bool preemptor_placed = false;
   bool preemptor_failed = false;
-  while (!order.empty()) {
-    const JobView job = order.pop();
-    if (job.id == sc.preemptor.id) {
-      if (!allocate_job(ssn_, *stmt, feasible, job, true)) {
+  while (relevant > 0 && !order.empty()) {
+    const JobView* job = order.pop_view();
+    if (job == nullptr) break;
+    if (job->id == sc.preemptor.id) {
+      --relevant;
+      if (!allocate_job(ssn_, *stmt, feasible, *job, true)) {
         preemptor_failed = true;
         break;
       }
       preemptor_placed = true;
-    } else if (victim_jobs.contains(job.id)) {
-      allocate_job(ssn_, *stmt, feasible, job, true);
+    } else if (victim_jobs.contains(job->id)) {
+      --relevant;
+      allocate_job(ssn_, *stmt, feasible, *job, true);
     }
   }
   if (preemptor_placed && !preemptor_failed) {
@@ -437,11 +501,11 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
       std::set<std::pair<JobId, std::size_t>> taken;
       for (TaskId t : result.victim_tasks) {
         const JobId j = ssn_.state.tasks[t].job;
-        const auto& groups = sc.groups.at(j);
+        const auto& groups = sc.groups_of(j);
         for (std::size_t g = 0; g < groups.size(); ++g) {
           if (std::find(groups[g].begin(), groups[g].end(), t) == groups[g].end()) continue;
           if (taken.insert({j, g}).second) {
-            result.victim_jobs.push_back(JobView{j, groups[g], ssn_.state.jobs[j].groups, {}});
+            result.victim_jobs.push_back(JobView{j, groups[g], ssn_.state.jobs[j].groups, {}, {}});
           }
           break;
         }
@@ -462,7 +526,7 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
 JobSolver::Probe JobSolver::probe(const JobView& job, const std::vector<TaskId>& to_allocate,
                                   std::size_t k, int generator,
                                   const std::vector<TaskId>& recorded_tasks,
-                                  const std::vector<JobView>& recorded_jobs) {
+                                  const std::vector<JobView>& recorded_jobs, VictimOrder& victims) {
   // getPartialJobRepresentative: the job's active pods plus the first k pending ones, with the
   // minimum lowered to what the clone holds.
   std::vector<TaskId> held;
@@ -472,6 +536,10 @@ JobSolver::Probe JobSolver::probe(const JobView& job, const std::vector<TaskId>&
   held.insert(held.end(), to_allocate.begin(),
               to_allocate.begin() + static_cast<std::ptrdiff_t>(k));
   const JobView partial = partial_view(ssn_, job.id, std::move(held));
+  // Its scenarios copy the view and order its pods again and again: memos made now are shared
+  // by every copy.
+  partial.order_memo = std::make_shared<TaskOrderMemo>();
+  tasks_to_allocate_quantities(ssn_, partial);
 
   std::vector<NodeId> feasible = feasible_;
   for (TaskId t : recorded_tasks) {
@@ -479,7 +547,7 @@ JobSolver::Probe JobSolver::probe(const JobView& job, const std::vector<TaskId>&
     if (n.valid() && std::find(feasible.begin(), feasible.end(), n) == feasible.end())
       feasible.push_back(n);
   }
-  ScenarioBuilder builder(ssn_, partial, recorded_jobs, victims_(), feasible);
+  ScenarioBuilder builder(ssn_, partial, recorded_jobs, victims.cursor(), feasible);
   if (generator == kNodeLocalGreedy) {
     bool first = true;
     for (;;) {
@@ -510,17 +578,22 @@ SolveResult JobSolver::solve(const JobView& job) {
   const std::vector<TaskId> to_allocate = tasks_to_allocate(ssn_, job, false);
   const std::size_t n = to_allocate.size();
   if (n == 0) return out;
-  pending_jobs_.clear();
+  pending_views_.clear();
+  pending_index_.clear();
   for (JobId j : ssn_.jobs_by_name()) {
-    if (job_has_pending_pod(ssn_, j)) pending_jobs_.push_back(j);
+    if (!job_has_pending_pod(ssn_, j)) continue;
+    pending_index_.emplace_back(j, pending_views_.size());
+    pending_views_.push_back(full_view(ssn_, j));
   }
+  std::sort(pending_index_.begin(), pending_index_.end());
+  VictimOrder victims(victims_);
   for (int generator : {kNodeLocalGreedy, kMultiNodeGang}) {
     std::vector<TaskId> recorded_tasks;
     std::vector<JobView> recorded_jobs;
     // Largest solvable k: double until a failure, then binary search; each solved probe's
     // victims are forced into the later probes.
     auto try_k = [&](std::size_t k) {
-      Probe p = probe(job, to_allocate, k, generator, recorded_tasks, recorded_jobs);
+      Probe p = probe(job, to_allocate, k, generator, recorded_tasks, recorded_jobs, victims);
       if (!p.solved) return false;
       recorded_tasks = p.victim_tasks;
       recorded_jobs = p.victim_jobs;
@@ -547,7 +620,8 @@ SolveResult JobSolver::solve(const JobView& job) {
       }
     }
     if (lo == 0) continue;
-    Probe final_probe = probe(job, to_allocate, n, generator, recorded_tasks, recorded_jobs);
+    Probe final_probe =
+        probe(job, to_allocate, n, generator, recorded_tasks, recorded_jobs, victims);
     if (final_probe.solved) {
       out.solved = is_gang_satisfied(ssn_, job) && active_used_count(ssn_, job) > original_active;
       out.victims = final_probe.victim_tasks;

@@ -23,11 +23,30 @@ inline std::vector<NodeId> feasible_nodes(const Session& ssn, const JobView& job
   return nodes;
 }
 
-inline bool has_alive_pod_on_known_node(const Session& ssn, const JobView& job) {
-  for (TaskId t : job.tasks) {
+inline bool has_alive_pod(const Session& ssn, JobId job) {
+  for (TaskId t : ssn.state.jobs[job].tasks) {
     if (model::is_alive(ssn.state.tasks[t].status)) return true;
   }
   return false;
+}
+
+inline bool has_active_allocated_pod(const Session& ssn, JobId job) {
+  for (TaskId t : ssn.state.jobs[job].tasks) {
+    if (model::is_active_allocated(ssn.state.tasks[t].status)) return true;
+  }
+  return false;
+}
+
+// The victim queue of reclaim, preempt and consolidation: a full view of every job `admit`
+// takes, pushed in PodGroup-name order (where KAI walks its PodGroup map). Only admitted jobs
+// get a view: most jobs of a large cluster are not candidates.
+template <typename Admit>
+std::unique_ptr<JobQueue> victim_queue(Session& ssn, Admit&& admit) {
+  auto q = std::make_unique<JobQueue>(ssn, true);
+  for (JobId j : ssn.jobs_by_name()) {
+    if (admit(j)) q->push(full_view(ssn, j));
+  }
+  return q;
 }
 
 // The three actions' outer loop: every job with a pending pod that is ready for scheduling (and

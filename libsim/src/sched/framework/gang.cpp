@@ -98,15 +98,34 @@ std::vector<Member> sorted_members(const SubGroupTree& tree, const PodSetCounts&
 // collectTasksFromPodSet: the missing part of the PodSet's minimum, or one more pod.
 std::vector<TaskId> from_pod_set(const Session& ssn, const JobView& job, std::int64_t active, int p,
                                  bool real) {
+  auto before = [&](TaskId a, TaskId b) {
+    return ssn.task_before(ssn.state.tasks[a], ssn.state.tasks[b]);
+  };
   std::vector<TaskId> q;
-  for (TaskId t : job.tasks) {
-    const model::Task& task = ssn.state.tasks[t];
-    if (task.pod_set == p && should_allocate(task, real)) q.push_back(t);
+  TaskOrderMemo* memo = job.order_memo.get();
+  if (memo != nullptr && (memo->session != &ssn || memo->tasks != job.tasks)) {
+    memo->session = &ssn;
+    memo->tasks = job.tasks;
+    memo->sorted = job.tasks;
+    std::sort(memo->sorted.begin(), memo->sorted.end(), before);
+    memo->strict =
+        std::adjacent_find(memo->sorted.begin(), memo->sorted.end(),
+                           [&](TaskId a, TaskId b) { return !before(a, b); }) == memo->sorted.end();
   }
-  if (q.size() > 1) {
-    std::sort(q.begin(), q.end(), [&](TaskId a, TaskId b) {
-      return ssn.task_before(ssn.state.tasks[a], ssn.state.tasks[b]);
-    });
+  if (memo != nullptr && memo->strict) {
+    // No two pods tie (their UIDs differ), so the wanted pods of the sorted view are the wanted
+    // pods sorted.
+    for (TaskId t : memo->sorted) {
+      const model::Task& task = ssn.state.tasks[t];
+      if (task.pod_set == p && should_allocate(task, real)) q.push_back(t);
+    }
+    SIM_ASSERT(std::is_sorted(q.begin(), q.end(), before));
+  } else {
+    for (TaskId t : job.tasks) {
+      const model::Task& task = ssn.state.tasks[t];
+      if (task.pod_set == p && should_allocate(task, real)) q.push_back(t);
+    }
+    if (q.size() > 1) std::sort(q.begin(), q.end(), before);
   }
   const std::int64_t min = job.groups->pod_sets[at(p)].min_available;
   const std::int64_t n =
@@ -227,7 +246,7 @@ bool ready(const SubGroupTree& tree, const PodSetCounts& c, int set) {
 
 JobView full_view(const Session& ssn, JobId job) {
   const model::Job& j = ssn.state.jobs[job];
-  return JobView{job, j.tasks, j.groups, {}};
+  return JobView{job, j.tasks, j.groups, ssn.full_view_memo(job), {}};
 }
 
 PodSetCounts::PodSetCounts(const Session& ssn, const std::vector<TaskId>& tasks,
@@ -416,7 +435,7 @@ int min_available_state(const Session& ssn, const JobView& job) {
 }
 
 JobView partial_view(const Session& ssn, JobId job, std::vector<TaskId> tasks) {
-  JobView view{job, std::move(tasks), ssn.state.jobs[job].groups, {}};
+  JobView view{job, std::move(tasks), ssn.state.jobs[job].groups, {}, {}};
   const PodSetCounts c(ssn, view);
   auto lowered = std::make_shared<SubGroupTree>(*view.groups);
   for (std::size_t p = 0; p < c.all.size(); ++p) {

@@ -59,14 +59,16 @@ ResourceVec tasks_to_allocate_quantities(const Session& ssn, const JobView& job)
         (job.allocation_memo->quantities == plain_tasks_to_allocate_quantities(ssn, job)).all());
     return job.allocation_memo->quantities;
   }
-  auto memo = std::make_shared<AllocationMemo>();
+  // A stale memo is refilled in place, so every copy of the view sees the new one.
+  if (!job.allocation_memo) job.allocation_memo = std::make_shared<AllocationMemo>();
+  AllocationMemo* memo = job.allocation_memo.get();
   memo->session = &ssn;
   memo->groups = job.groups.get();
   memo->tasks = job.tasks;
+  memo->states.clear();
   memo->states.reserve(job.tasks.size());
   for (TaskId t : job.tasks) memo->states.push_back(memo_state(ssn.state.tasks[t]));
   memo->quantities = plain_tasks_to_allocate_quantities(ssn, job);
-  job.allocation_memo = memo;
   return memo->quantities;
 }
 

@@ -12,15 +12,29 @@ struct JobQueue::Node {
   bool empty() const { return leaf ? jobs->empty() : children->empty(); }
 };
 
-JobQueue::JobQueue(Session& ssn, bool victim_mode) : ssn_(ssn), victim_mode_(victim_mode) {}
+JobQueue::JobQueue(Session& ssn, bool victim_mode)
+    : ssn_(ssn), victim_mode_(victim_mode), nodes_(ssn.state.queue_tree.size(), nullptr) {}
 
 JobQueue::~JobQueue() = default;
 
 bool JobQueue::empty() const { return !roots_ || roots_->empty(); }
 
-std::unique_ptr<GoHeap<JobQueue::NodePtr>> JobQueue::make_node_heap() {
-  return std::make_unique<GoHeap<NodePtr>>(
-      [this](const NodePtr& a, const NodePtr& b) { return node_less(a, b); });
+JobQueue::Node& JobQueue::new_node(QueueId queue, bool leaf) {
+  Node& node = node_store_.emplace_back();
+  node.queue = queue;
+  node.leaf = leaf;
+  if (leaf) {
+    node.jobs =
+        std::make_unique<GoHeap<std::size_t>>([this](const std::size_t& a, const std::size_t& b) {
+          const bool less = ssn_.job_before(*views_[a], *views_[b]);
+          return victim_mode_ ? !less : less;
+        });
+  } else {
+    node.children = std::make_unique<GoHeap<NodePtr>>(
+        [this](const NodePtr& a, const NodePtr& b) { return node_less(a, b); });
+  }
+  nodes_[queue.index()] = &node;
+  return node;
 }
 
 bool JobQueue::node_less(Node* l, Node* r) {
@@ -28,10 +42,12 @@ bool JobQueue::node_less(Node* l, Node* r) {
   if (r->empty()) return victim_mode_;
   const JobView* l_job = nullptr;
   const JobView* r_job = nullptr;
-  std::vector<const JobView*> l_victims, r_victims;
-  best_job(l, l_job, l_victims);
-  best_job(r, r_job, r_victims);
-  const bool less = ssn_.queue_before(l->queue, r->queue, l_job, r_job, l_victims, r_victims);
+  // Comparisons never nest, so the two lists can be reused.
+  scratch_l_.clear();
+  scratch_r_.clear();
+  best_job(l, l_job, scratch_l_);
+  best_job(r, r_job, scratch_r_);
+  const bool less = ssn_.queue_before(l->queue, r->queue, l_job, r_job, scratch_l_, scratch_r_);
   return victim_mode_ ? !less : less;
 }
 
@@ -42,32 +58,28 @@ void JobQueue::best_job(Node* node, const JobView*& pending, std::vector<const J
   }
   if (node->jobs->empty()) return;
   if (victim_mode_) {
-    for (std::size_t i : popped_[node->queue]) victims.push_back(views_[i].get());
-    victims.push_back(views_[node->jobs->top()].get());
+    if (node->queue.index() < popped_.size()) {
+      for (std::size_t i : popped_[node->queue.index()]) victims.push_back(views_[i]);
+    }
+    victims.push_back(views_[node->jobs->top()]);
     return;
   }
-  pending = views_[node->jobs->top()].get();
+  pending = views_[node->jobs->top()];
 }
 
 void JobQueue::link_ancestors(Node* child, QueueId queue) {
   const QueueId parent = ssn_.state.queue_tree.parent(queue);
   if (!parent.valid()) {
-    if (!roots_) roots_ = make_node_heap();
+    if (!roots_) {
+      roots_ = std::make_unique<GoHeap<NodePtr>>(
+          [this](const NodePtr& a, const NodePtr& b) { return node_less(a, b); });
+    }
     if (child->parent == nullptr) roots_->push(child);
     return;
   }
-  auto it = nodes_.find(parent);
-  const bool parent_is_new = it == nodes_.end();
-  Node* parent_node = nullptr;
-  if (parent_is_new) {
-    auto node = std::make_unique<Node>();
-    node->queue = parent;
-    node->children = make_node_heap();
-    parent_node = node.get();
-    nodes_.emplace(parent, std::move(node));
-  } else {
-    parent_node = it->second.get();
-  }
+  Node* parent_node = nodes_[parent.index()];
+  const bool parent_is_new = parent_node == nullptr;
+  if (parent_is_new) parent_node = &new_node(parent, false);
   if (child->parent == nullptr) {
     child->parent = parent_node;
     parent_node->children->push(child);
@@ -75,28 +87,19 @@ void JobQueue::link_ancestors(Node* child, QueueId queue) {
   if (parent_is_new) link_ancestors(parent_node, parent);
 }
 
-void JobQueue::push(JobView view) {
+void JobQueue::push(JobView view) { push_borrowed(owned_.emplace_back(std::move(view))); }
+
+void JobQueue::push_borrowed(const JobView& view) {
   const QueueId queue = ssn_.state.jobs[view.id].queue;
   if (!queue.valid() || !ssn_.state.queue_tree.is_leaf(queue)) return;
   const std::size_t index = views_.size();
-  views_.push_back(std::make_unique<JobView>(std::move(view)));
-  auto it = nodes_.find(queue);
-  Node* leaf = nullptr;
-  if (it != nodes_.end()) {
-    leaf = it->second.get();
+  views_.push_back(&view);
+  Node* leaf = nodes_[queue.index()];
+  if (leaf != nullptr) {
     leaf->jobs->push(index);
   } else {
     // KAI pushes the job into the new leaf before linking it, so comparisons see a job there.
-    auto node = std::make_unique<Node>();
-    node->queue = queue;
-    node->leaf = true;
-    node->jobs =
-        std::make_unique<GoHeap<std::size_t>>([this](const std::size_t& a, const std::size_t& b) {
-          const bool less = ssn_.job_before(*views_[a], *views_[b]);
-          return victim_mode_ ? !less : less;
-        });
-    leaf = node.get();
-    nodes_.emplace(queue, std::move(node));
+    leaf = &new_node(queue, true);
     leaf->jobs->push(index);
     link_ancestors(leaf, queue);
   }
@@ -118,14 +121,22 @@ JobQueue::Node* JobQueue::traverse_to_leaf(GoHeap<NodePtr>& heap) {
   }
 }
 
-JobView JobQueue::pop() {
-  if (empty()) return JobView{};
+const JobView* JobQueue::pop_view() {
+  if (empty()) return nullptr;
   Node* leaf = traverse_to_leaf(*roots_);
-  if (leaf == nullptr) return JobView{};
+  if (leaf == nullptr) return nullptr;
   const std::size_t index = leaf->jobs->pop();
-  if (victim_mode_) popped_[leaf->queue].push_back(index);
+  if (victim_mode_) {
+    if (popped_.size() <= leaf->queue.index()) popped_.resize(nodes_.size());
+    popped_[leaf->queue.index()].push_back(index);
+  }
   handle_pop_from(leaf);
-  return *views_[index];
+  return views_[index];
+}
+
+JobView JobQueue::pop() {
+  const JobView* view = pop_view();
+  return view != nullptr ? *view : JobView{};
 }
 
 void JobQueue::handle_pop_from(Node* node) {
@@ -136,7 +147,7 @@ void JobQueue::handle_pop_from(Node* node) {
     } else {
       roots_->pop();
     }
-    nodes_.erase(node->queue);
+    nodes_[node->queue.index()] = nullptr;
     if (parent != nullptr) handle_pop_from(parent);
     return;
   }

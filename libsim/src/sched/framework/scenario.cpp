@@ -25,14 +25,15 @@ void Scenario::add_group(const Session& ssn, const std::vector<TaskId>& tasks) {
   for (TaskId t : tasks) {
     if (std::find(slice.begin(), slice.end(), t) == slice.end()) slice.push_back(t);
   }
-  groups[job].push_back(std::move(slice));
   auto [it, inserted] = victim_index.try_emplace(job, victims.size());
   if (inserted) {
     victims.emplace_back(job, tasks);
+    slices.emplace_back();
   } else {
     auto& list = victims[it->second].second;
     list.insert(list.end(), tasks.begin(), tasks.end());
   }
+  slices[it->second].push_back(std::move(slice));
 }
 
 void Scenario::add_potential(const Session& ssn, const std::vector<TaskId>& tasks) {

@@ -195,6 +195,26 @@ void Session::pre_job_allocation(JobId job) const {
   for (const auto& fn : hooks.pre_job_allocation) fn(*this, job);
 }
 
+std::shared_ptr<AllocationMemo> Session::full_view_memo(JobId job) const {
+  if (full_view_memos_.empty()) full_view_memos_.resize(state.jobs.size());
+  std::shared_ptr<AllocationMemo>& memo = full_view_memos_[job.index()];
+  if (!memo) memo = std::make_shared<AllocationMemo>();
+  return memo;
+}
+
+const std::vector<std::uint32_t>& Session::job_name_ranks() {
+  if (job_ranks_known_) return job_ranks_;
+  job_ranks_known_ = true;
+  for (std::size_t r = 1; r < jobs_by_name_.size(); ++r) {
+    if (state.jobs[jobs_by_name_[r - 1]].name == state.jobs[jobs_by_name_[r]].name)
+      return job_ranks_;
+  }
+  job_ranks_.resize(jobs_by_name_.size());
+  for (std::size_t r = 0; r < jobs_by_name_.size(); ++r)
+    job_ranks_[jobs_by_name_[r].index()] = static_cast<std::uint32_t>(r);
+  return job_ranks_;
+}
+
 const std::vector<std::uint32_t>& Session::node_name_ranks() {
   if (node_ranks_.size() == state.nodes.size()) return node_ranks_;
   std::vector<NodeId> ids;

@@ -268,21 +268,27 @@ bool can_reclaim_resources(const Session& ssn, const Shares& queues, const JobVi
 }
 
 // getLeveledQueues: the two queues where the root-to-leaf paths first differ.
+// Walks the two root-to-leaf paths side by side: the first pair that differs, else the deepest
+// pair both paths reach (the same queue). Called for every victim candidate, so it climbs the
+// tree instead of building the paths.
 std::pair<QueueId, QueueId> leveled_queues(const model::QueueTree& tree, QueueId reclaimer,
                                            QueueId victim) {
-  auto path = [&](QueueId q) {
-    std::vector<QueueId> p;
-    for (; q.valid(); q = tree.parent(q)) p.insert(p.begin(), q);
-    return p;
+  auto depth = [&](QueueId q) {
+    std::size_t d = 0;
+    for (; q.valid(); q = tree.parent(q)) ++d;
+    return d;
   };
-  const std::vector<QueueId> a = path(reclaimer), b = path(victim);
-  QueueId ra = QueueId::invalid(), rb = QueueId::invalid();
-  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
-    ra = a[i];
-    rb = b[i];
-    if (ra != rb) break;
+  std::size_t da = depth(reclaimer), db = depth(victim);
+  if (da == 0 || db == 0) return {QueueId::invalid(), QueueId::invalid()};
+  QueueId a = reclaimer, b = victim;
+  for (; da > db; --da) a = tree.parent(a);
+  for (; db > da; --db) b = tree.parent(b);
+  // a and b now stand at the same depth; climb until their parents agree.
+  while (a != b && tree.parent(a) != tree.parent(b)) {
+    a = tree.parent(a);
+    b = tree.parent(b);
   }
-  return {ra, rb};
+  return {a, b};
 }
 
 bool fits_maintain_fair_share(const QueueShares& victim, const ResourceVec& remaining) {

@@ -23,8 +23,4 @@ void run_stale_gang_eviction(Session& ssn);
 /// Every node of the session, by id.
 std::vector<NodeId> all_nodes(const Session& ssn);
 
-/// A view of every job, in PodGroup-name order (the fixed order kaisim uses where KAI iterates
-/// its PodGroup map).
-std::vector<JobView> all_job_views(const Session& ssn);
-
 }  // namespace sim::sched

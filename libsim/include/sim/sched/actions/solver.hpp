@@ -7,8 +7,10 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "sim/sched/framework/job_queue.hpp"
@@ -16,6 +18,8 @@
 #include "sim/sched/framework/statement.hpp"
 
 namespace sim::sched {
+
+class VictimOrder;
 
 using ScenarioValidator = std::function<bool(const Scenario&)>;
 using VictimQueueFactory = std::function<std::unique_ptr<JobQueue>()>;
@@ -42,13 +46,18 @@ class JobSolver {
   };
   Probe probe(const JobView& job, const std::vector<TaskId>& to_allocate, std::size_t k,
               int generator, const std::vector<TaskId>& recorded_tasks,
-              const std::vector<JobView>& recorded_jobs);
+              const std::vector<JobView>& recorded_jobs, VictimOrder& victims);
   Probe solve_scenario(const Scenario& scenario, std::vector<NodeId>& feasible);
+  std::vector<const JobView*> jobs_to_allocate(const JobView& preemptor,
+                                               const std::set<JobId>& victim_jobs);
 
   Session& ssn_;
   std::vector<NodeId> feasible_;
-  /// Jobs with a Pending pod when solve() started (every scenario starts from that state again).
-  std::vector<JobId> pending_jobs_;
+  /// Full views of the jobs with a Pending pod when solve() started (every scenario starts from
+  /// that state again), in name order.
+  std::vector<JobView> pending_views_;
+  std::vector<std::pair<JobId, std::size_t>> pending_index_;  ///< (job, its view), by job
+  std::vector<JobView> victim_views_;  ///< jobs_to_allocate's views of the other victim jobs
   ScenarioValidator validator_;
   VictimQueueFactory victims_;
 };

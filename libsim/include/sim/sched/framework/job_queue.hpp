@@ -3,8 +3,8 @@
 // queue hierarchy, each leaf holding a heap of jobs. Popping walks the heap tops from the root;
 // only the path just popped from is re-sorted, lazily, as in KAI.
 
+#include <deque>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 #include "sim/core/go_heap.hpp"
@@ -23,8 +23,14 @@ class JobQueue {
 
   bool empty() const;
   JobView pop();
+  /// pop() without the copy: the view stays valid as long as the queue (or, for a borrowed
+  /// view, its owner) does; nullptr when empty.
+  const JobView* pop_view();
   /// PushJob: jobs of missing or non-leaf queues are ignored.
   void push(JobView view);
+  /// push() of a view the caller keeps alive for the queue's lifetime: nothing is copied (the
+  /// solver pushes the same pending jobs into every scenario's queue).
+  void push_borrowed(const JobView& view);
 
  private:
   struct Node;
@@ -35,14 +41,17 @@ class JobQueue {
   static void mark_for_reorder(Node* node);
   bool node_less(Node* l, Node* r);
   void best_job(Node* node, const JobView*& pending, std::vector<const JobView*>& victims);
-  std::unique_ptr<GoHeap<NodePtr>> make_node_heap();
+  Node& new_node(QueueId queue, bool leaf);
 
   Session& ssn_;
   bool victim_mode_;
-  std::vector<std::unique_ptr<JobView>> views_;  // stable storage; heaps hold indices
+  std::deque<JobView> owned_;          // the views pushed by value
+  std::vector<const JobView*> views_;  // every pushed view; heaps hold indices
   std::unique_ptr<GoHeap<NodePtr>> roots_;
-  std::unordered_map<QueueId, std::unique_ptr<Node>> nodes_;
-  std::unordered_map<QueueId, std::vector<std::size_t>> popped_;
+  std::deque<Node> node_store_;  // stable storage; a node emptied stays here unused
+  std::vector<Node*> nodes_;     // by queue index: the queue's live node, or nullptr
+  std::vector<std::vector<std::size_t>> popped_;       // by queue index (victim mode)
+  std::vector<const JobView*> scratch_l_, scratch_r_;  // node_less's victim lists
 };
 
 }  // namespace sim::sched

@@ -25,12 +25,24 @@ struct AllocationMemo {
   ResourceVec quantities = ResourceVec::Zero();
 };
 
+/// The view's pods in the session's task order (task_before reads only what a session does not
+/// change: labels, task priority, creation time, UID), sorted once for the view and its copies.
+struct TaskOrderMemo {
+  const void* session = nullptr;
+  std::vector<TaskId> tasks;   ///< the view's pods when sorted
+  std::vector<TaskId> sorted;  ///< the same, in task order
+  bool strict = false;         ///< no two of them tie (else the memo is not used)
+};
+
 struct JobView {
   JobId id = JobId::invalid();
   std::vector<TaskId> tasks;
   std::shared_ptr<const model::SubGroupTree> groups;  ///< the job's, or a copy with lower minimums
   /// Shared by copies of the view; checked against the view before it is used.
   mutable std::shared_ptr<AllocationMemo> allocation_memo;
+  /// Set (even empty) on a view that is ordered many times, as a probe's preemptor; then shared
+  /// by its copies and refilled when the view's pods differ.
+  mutable std::shared_ptr<TaskOrderMemo> order_memo;
   bool valid() const { return id.valid(); }
 };
 

@@ -20,14 +20,18 @@ struct Scenario {
   std::vector<TaskId> potential;  ///< victims added by this scenario, in order
   /// Victim pods per job, in order of appearance (recorded and potential).
   std::vector<std::pair<JobId, std::vector<TaskId>>> victims;
-  /// Slices ("task groups") per victim job.
-  std::map<JobId, std::vector<std::vector<TaskId>>> groups;
+  /// Slices ("task groups") of each victim job, at the job's position in `victims`.
+  std::vector<std::vector<std::vector<TaskId>>> slices;
   std::map<NodeId, std::vector<JobId>> potential_jobs_by_node;
   std::unordered_map<JobId, std::size_t> victim_index;  ///< position of a job in `victims`
 
   Scenario(const Session& ssn, JobView preemptor, std::vector<TaskId> pending,
            std::vector<JobView> recorded);
   void add_potential(const Session& ssn, const std::vector<TaskId>& tasks);
+  /// The slices of victim job `job` (which must be a victim).
+  const std::vector<std::vector<TaskId>>& groups_of(JobId job) const {
+    return slices[victim_index.at(job)];
+  }
 
  private:
   void add_group(const Session& ssn, const std::vector<TaskId>& tasks);

@@ -141,6 +141,12 @@ class Session {
   /// Each node's place in name order (KAI breaks ties between equally scored nodes by name),
   /// worked out at the first call of the session.
   const std::vector<std::uint32_t>& node_name_ranks();
+  /// Each job's place in jobs_by_name(), by job index; empty when two jobs share a name (their
+  /// order is then std::sort's, which a rank cannot give). Worked out at the first call.
+  const std::vector<std::uint32_t>& job_name_ranks();
+  /// The allocation memo every full view of `job` shares (full_view): the actions make a new
+  /// full view of a job for each queue they build, and the memo outlives them.
+  std::shared_ptr<AllocationMemo> full_view_memo(JobId job) const;
 
   /// A new shared-GPU group id. KAI uses a random UUID; kaisim numbers them per cycle so runs are
   /// reproducible ("<node>-gpu-<n>"; non-numeric, so KAI's "new group needs 2 pod slots" holds).
@@ -153,6 +159,9 @@ class Session {
   std::vector<char> may_pend_;             // by job index
   std::vector<char> may_stale_;            // by job index
   std::vector<std::uint32_t> node_ranks_;  // by node index; empty until asked
+  std::vector<std::uint32_t> job_ranks_;   // by job index; empty until asked
+  bool job_ranks_known_ = false;
+  mutable std::vector<std::shared_ptr<AllocationMemo>> full_view_memos_;  // by job index
 };
 
 // The job and task orders run at every heap comparison: inline, so the loop over the plugins'

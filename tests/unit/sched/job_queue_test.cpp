@@ -1,0 +1,97 @@
+// KAI's job queue (JobsOrderByQueues) over a two-level queue tree: views pushed by value and
+// views only borrowed (as the victim solver pushes the pending jobs into every scenario's queue)
+// come out in the same order, and a leaf queue emptied and filled again comes back.
+#include "sim/sched/framework/job_queue.hpp"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "sim/io/snapshot.hpp"
+#include "sim/sched/cycle.hpp"
+
+namespace {
+
+// Departments a (queues a1, a2) and b (queue b1); each leaf has pending PodGroups of one GPU
+// pod with priorities.
+std::string cluster() {
+  std::string text = R"(
+apiVersion: v1
+kind: Node
+metadata: {name: n0}
+status: {allocatable: {cpu: "64", memory: 256Gi, pods: "110", nvidia.com/gpu: "8"}}
+)";
+  const char* queues[][2] = {{"a", ""}, {"b", ""}, {"a1", "a"}, {"a2", "a"}, {"b1", "b"}};
+  for (const auto& [name, parent] : queues) {
+    text += std::string("---\napiVersion: scheduling.run.ai/v2\nkind: Queue\nmetadata: {name: ") +
+            name + "}\nspec: {" + (*parent ? std::string("parentQueue: ") + parent + ", " : "") +
+            "resources: {gpu: {quota: 2, limit: -1, overQuotaWeight: 1}}}\n";
+  }
+  // The lower-priority job of each pair is the older one: priority, not age, orders them.
+  const char* jobs[][3] = {{"j2", "a1", "50"},  {"j5", "b1", "100"}, {"j1", "a1", "100"},
+                           {"j3", "a2", "100"}, {"j4", "b1", "200"}, {"j6", "a2", "50"}};
+  int second = 0;
+  for (const auto& [name, queue, priority] : jobs) {
+    text += std::string("---\napiVersion: scheduling.run.ai/v2alpha2\nkind: PodGroup\n") +
+            "metadata: {name: " + name + ", namespace: t}\nspec: {queue: " + queue +
+            ", minMember: 1, priorityClassName: p" + priority + "}\n";
+    text += std::string("---\napiVersion: v1\nkind: Pod\nmetadata: {name: ") + name +
+            "-0, namespace: t, uid: " + name + "-0, creationTimestamp: '2026-01-01T00:00:0" +
+            std::to_string(second++) + "Z', annotations: {pod-group-name: " + name + "}}\n" +
+            "spec: {schedulerName: kai-scheduler, containers: [{name: c, resources: {limits: " +
+            "{nvidia.com/gpu: '1'}}}]}\nstatus: {phase: Pending}\n";
+  }
+  for (const char* priority : {"50", "100", "200"}) {
+    text += std::string("---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\n") +
+            "metadata: {name: p" + priority + "}\nvalue: " + priority + "\n";
+  }
+  return text;
+}
+
+std::vector<std::string> drain(sim::sched::Session& ssn, sim::sched::JobQueue& queue) {
+  std::vector<std::string> names;
+  while (const sim::sched::JobView* view = queue.pop_view())
+    names.push_back(ssn.state.jobs[view->id].name);
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("a job queue pops borrowed views in the order of views pushed by value",
+          "[sched][job_queue]") {
+  sim::Diagnostics d;
+  sim::model::ClusterState state = sim::io::load_snapshot({{cluster(), "c.yaml"}}, {}, d);
+  sim::sched::Session ssn = sim::sched::open_session(state);
+  std::vector<sim::sched::JobView> views;
+  for (sim::JobId j : ssn.jobs_by_name()) views.push_back(sim::sched::full_view(ssn, j));
+  REQUIRE(views.size() == 6);
+
+  for (bool victim_mode : {false, true}) {
+    sim::sched::JobQueue owned(ssn, victim_mode), borrowed(ssn, victim_mode);
+    for (const sim::sched::JobView& v : views) {
+      owned.push(v);
+      borrowed.push_borrowed(v);
+    }
+    const std::vector<std::string> order = drain(ssn, owned);
+    CHECK(order.size() == 6);
+    CHECK(drain(ssn, borrowed) == order);
+    CHECK(borrowed.empty());
+    // Within a queue, higher priority first (victims: lower priority first).
+    const auto at = [&](const std::string& name) {
+      return std::find(order.begin(), order.end(), name) - order.begin();
+    };
+    CHECK((at("j4") < at("j5")) == !victim_mode);
+    CHECK((at("j1") < at("j2")) == !victim_mode);
+  }
+
+  // A borrowed view comes back as itself, and an emptied leaf takes jobs again.
+  sim::sched::JobQueue queue(ssn, false);
+  queue.push_borrowed(views[0]);
+  CHECK(queue.pop_view() == &views[0]);
+  CHECK(queue.empty());
+  CHECK(queue.pop_view() == nullptr);
+  queue.push(views[1]);
+  queue.push_borrowed(views[0]);
+  CHECK(drain(ssn, queue) == std::vector<std::string>{"j1", "j2"});
+}
