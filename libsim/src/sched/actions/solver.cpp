@@ -393,9 +393,10 @@ JobSolver::JobSolver(Session& ssn, std::vector<NodeId> feasible_nodes, ScenarioV
 // GetJobsToAllocate's jobs in the order kaisim pushes them (KAI walks a map: PodGroup name order
 // is one it can take): the victims' jobs, every job with a pending pod and the preemptor (its
 // partial view), each once. The pending jobs' views are the solve's own, pushed borrowed.
-std::vector<const JobView*> JobSolver::jobs_to_allocate(const JobView& preemptor,
-                                                        const std::set<JobId>& victim_jobs) {
-  std::vector<JobId> ids(victim_jobs.begin(), victim_jobs.end());
+const std::vector<const JobView*>& JobSolver::jobs_to_allocate(const JobView& preemptor,
+                                                               const std::set<JobId>& victim_jobs) {
+  std::vector<JobId>& ids = order_ids_;
+  ids.assign(victim_jobs.begin(), victim_jobs.end());
   for (const JobView& v : pending_views_) ids.push_back(v.id);
   ids.push_back(preemptor.id);
   if (const std::vector<std::uint32_t>& rank = ssn_.job_name_ranks(); !rank.empty()) {
@@ -407,9 +408,9 @@ std::vector<const JobView*> JobSolver::jobs_to_allocate(const JobView& preemptor
   }
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   victim_views_.clear();
-  victim_views_.reserve(ids.size());  // the pointers below must stay valid
-  std::vector<const JobView*> out;
-  out.reserve(ids.size());
+  victim_views_.reserve(victim_jobs.size());  // the pointers below must stay valid
+  std::vector<const JobView*>& out = order_views_;
+  out.clear();
   for (JobId j : ids) {
     auto pending = std::lower_bound(pending_index_.begin(), pending_index_.end(),
                                     std::pair<JobId, std::size_t>(j, 0));

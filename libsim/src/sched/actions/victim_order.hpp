@@ -29,11 +29,11 @@ class VictimOrder {
 
    private:
     VictimOrder& order_;
-    std::size_t next_ = 0;              ///< entries of the kept order read so far
-    std::unique_ptr<JobQueue> own_;     ///< after a push: this probe's queue
-    JobView own_popped_;                ///< what own_ popped last
+    std::size_t next_ = 0;           ///< entries of the kept order read so far
+    std::unique_ptr<JobQueue> own_;  ///< after a push: this probe's queue
+    JobView own_popped_;             ///< what own_ popped last
 #ifndef NDEBUG
-    std::unique_ptr<JobQueue> fresh_;   ///< the queue the probe would have built, for the proof
+    std::unique_ptr<JobQueue> fresh_;  ///< the queue the probe would have built, for the proof
 #endif
   };
 

@@ -418,7 +418,9 @@ bool is_elastic(const Session& ssn, JobId job) {
   return false;
 }
 
-int min_available_state(const Session& ssn, const JobView& job) {
+namespace {
+
+int plain_min_available_state(const Session& ssn, const JobView& job) {
   if (single_pod_set(job)) {
     const std::int64_t active = count_in_pod_set(ssn, job, 0, model::is_active_allocated);
     const std::int64_t min = job.groups->pod_sets[0].min_available;
@@ -432,6 +434,26 @@ int min_available_state(const Session& ssn, const JobView& job) {
     if (c.active_allocated[p] > min) exact = false;
   }
   return exact ? 1 : 2;
+}
+
+}  // namespace
+
+// Elastic's job order asks at every heap comparison; a view's memo keeps the answer while no pod
+// has changed (the session's status epoch).
+int min_available_state(const Session& ssn, const JobView& job) {
+  AllocationMemo* m = job.allocation_memo.get();
+  if (m == nullptr) return plain_min_available_state(ssn, job);
+  if (m->min_state_epoch == ssn.status_epoch() && m->min_state_session == &ssn &&
+      m->min_state_groups == job.groups.get() && m->min_state_pods == job.tasks.size()) {
+    SIM_ASSERT(m->min_state == plain_min_available_state(ssn, job));
+    return m->min_state;
+  }
+  m->min_state = plain_min_available_state(ssn, job);
+  m->min_state_session = &ssn;
+  m->min_state_groups = job.groups.get();
+  m->min_state_pods = job.tasks.size();
+  m->min_state_epoch = ssn.status_epoch();
+  return m->min_state;
 }
 
 JobView partial_view(const Session& ssn, JobId job, std::vector<TaskId> tasks) {

@@ -43,11 +43,24 @@ std::uint8_t memo_state(const model::Task& t) {
 // The memo holds when the view, its tree and every pod's status are what they were: the rest of
 // what the plain computation reads (requests, PodSets, the task order, the nodes' GPU memory)
 // does not change within a session.
-bool memo_holds(const Session& ssn, const JobView& job, const AllocationMemo& m) {
+bool memo_holds_by_reading(const Session& ssn, const JobView& job, const AllocationMemo& m) {
   if (m.session != &ssn || m.groups != job.groups.get() || m.tasks != job.tasks) return false;
   for (std::size_t i = 0; i < job.tasks.size(); ++i) {
     if (m.states[i] != memo_state(ssn.state.tasks[job.tasks[i]])) return false;
   }
+  return true;
+}
+
+// The job orders ask at every heap comparison: while no pod has changed since the memo last held
+// (the session's status epoch), it still holds.
+bool memo_holds(const Session& ssn, const JobView& job, AllocationMemo& m) {
+  if (m.epoch == ssn.status_epoch() && m.session == &ssn && m.groups == job.groups.get() &&
+      m.tasks.size() == job.tasks.size()) {
+    SIM_ASSERT(memo_holds_by_reading(ssn, job, m));
+    return true;
+  }
+  if (!memo_holds_by_reading(ssn, job, m)) return false;
+  m.epoch = ssn.status_epoch();
   return true;
 }
 
@@ -69,6 +82,7 @@ ResourceVec tasks_to_allocate_quantities(const Session& ssn, const JobView& job)
   memo->states.reserve(job.tasks.size());
   for (TaskId t : job.tasks) memo->states.push_back(memo_state(ssn.state.tasks[t]));
   memo->quantities = plain_tasks_to_allocate_quantities(ssn, job);
+  memo->epoch = ssn.status_epoch();
   return memo->quantities;
 }
 

@@ -1,6 +1,7 @@
 #include "sim/sched/framework/session.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <string_view>
 #include <utility>
 
@@ -10,8 +11,22 @@
 
 namespace sim::sched {
 
+namespace {
+
+// Each session counts its status changes from a start of its own, so a memo left from an earlier
+// session at the same address never matches (2^32 changes per session; 0 is "never").
+std::uint64_t first_status_epoch() {
+  static std::atomic<std::uint64_t> sessions{0};
+  return (sessions.fetch_add(1, std::memory_order_relaxed) + 1) << 32;
+}
+
+}  // namespace
+
 Session::Session(model::ClusterState& cluster, std::vector<std::unique_ptr<Plugin>> plugins)
-    : state(cluster), config(cluster.config), plugins_(std::move(plugins)) {
+    : state(cluster),
+      config(cluster.config),
+      plugins_(std::move(plugins)),
+      status_epoch_(first_status_epoch()) {
   if (!state.jobs_by_name.empty() && state.jobs_by_name.size() == state.jobs.size()) {
     jobs_by_name_ = state.jobs_by_name;
     SIM_ASSERT(std::is_sorted(jobs_by_name_.begin(), jobs_by_name_.end(), [&](JobId a, JobId b) {

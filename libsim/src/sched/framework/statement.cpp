@@ -6,7 +6,15 @@ namespace sim::sched {
 
 using model::TaskStatus;
 
-void Statement::set_status(model::Task& task, TaskStatus status) { task.status = status; }
+void Statement::set_status(model::Task& task, TaskStatus status) {
+  task.status = status;
+  ssn_.note_status_change();
+}
+
+void Statement::set_virtual(model::Task& task, bool virtual_status) {
+  task.virtual_status = virtual_status;
+  ssn_.note_status_change();
+}
 
 bool Statement::valid(std::size_t index) const {
   // An operation is undone if an UNDO record names it and that record is itself still valid.
@@ -62,7 +70,7 @@ void Statement::evict(TaskId id, std::string reason, JobId beneficiary, int obje
   ssn_.node(task.node).update_task(task);
   ssn_.on_deallocate(task);
   ops_.push_back(std::move(op));
-  task.virtual_status = true;
+  set_virtual(task, true);
 }
 
 void Statement::unevict(const Op& op) {
@@ -73,7 +81,7 @@ void Statement::unevict(const Op& op) {
   task.gpu_groups = op.previous_groups;
   task.devices.set(&model::TaskDevices::numa_placement, op.previous_numa);
   task.devices.set(&model::TaskDevices::claim_memory, op.previous_claims);
-  task.virtual_status = op.previous_virtual;
+  set_virtual(task, op.previous_virtual);
   if (op.previous_node.valid()) {
     model::Node& n = ssn_.node(op.previous_node);
     if (n.tasks.contains(op.task)) {
@@ -130,7 +138,7 @@ void Statement::pipeline(TaskId id, NodeId node_id, bool update_if_exists) {
   }
   ssn_.on_allocate(task);
   ops_.push_back(std::move(op));
-  task.virtual_status = true;
+  set_virtual(task, true);
 }
 
 void Statement::unpipeline(const Op& op) {
@@ -141,7 +149,7 @@ void Statement::unpipeline(const Op& op) {
   task.gpu_groups = op.previous_groups;
   // Restored before the deallocate event, as KAI does.
   task.devices.set(&model::TaskDevices::claim_memory, op.previous_claims);
-  task.virtual_status = op.previous_virtual;
+  set_virtual(task, op.previous_virtual);
   if (host.valid()) ssn_.node(host).remove_task(op.task);
   ssn_.on_deallocate(task);
   task.node = op.previous_node;
@@ -158,7 +166,7 @@ void Statement::allocate(TaskId id, NodeId node_id) {
   op.next_node = node_id;
   op.previous_virtual = task.virtual_status;
   ops_.push_back(std::move(op));
-  task.virtual_status = true;
+  set_virtual(task, true);
 }
 
 void Statement::unallocate(TaskId id, bool previous_virtual) {
@@ -166,7 +174,7 @@ void Statement::unallocate(TaskId id, bool previous_virtual) {
   set_status(task, TaskStatus::PENDING);
   if (task.job.valid()) ssn_.note_pending(task.job);
   if (task.node.valid()) ssn_.node(task.node).remove_task(id);
-  task.virtual_status = previous_virtual;
+  set_virtual(task, previous_virtual);
   ssn_.on_deallocate(task);
   task.node = NodeId::invalid();
 }
@@ -251,7 +259,7 @@ void Statement::commit() {
     model::Task& task = ssn_.task(op.task);
     switch (op.kind) {
       case Kind::EVICT:
-        task.virtual_status = false;
+        set_virtual(task, false);
         ssn_.evictions.push_back({op.task, op.previous_node, op.reason, op.beneficiary});
         break;
       case Kind::PIPELINE:

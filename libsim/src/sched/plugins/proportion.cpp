@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "builders.hpp"
+#include "sim/core/assert.hpp"
 #include "sim/core/go_json.hpp"
 #include "sim/fairshare/queue_quota.hpp"
 #include "sim/sched/framework/job_order.hpp"
@@ -180,51 +181,76 @@ ResourceVec required_quota(const Session& ssn, const std::vector<TaskId>& tasks)
   return q;
 }
 
+QueueOrderFacts queue_order_facts(const QueueShares& q, const ResourceVec& total) {
+  QueueOrderFacts f;
+  f.valid = true;
+  f.over = over_fair_share(q);
+  f.allocated = allocated_of(q);
+  f.deserved = deserved_of(q);
+  f.allocatable = allocatable_of(q);
+  for (Resource r : kQuotaResources) {
+    at(f.divisor, r) = at(f.allocatable, r) == kUnlimited ? at(total, r) : at(f.allocatable, r);
+  }
+  f.plain = dominant_share(q, f.allocated, total);
+  return f;
+}
+
+// dominant_share with the divisors of the facts: the same operations on the same numbers.
+double dominant_share(const QueueOrderFacts& f, const ResourceVec& allocated) {
+  double dominant = 0;
+  for (Resource r : kQuotaResources) {
+    const double divisor = at(f.divisor, r);
+    const double a = at(allocated, r);
+    const double value = divisor == 0 ? a * kNoFairShareDrfMultiplier : a / divisor;
+    dominant = std::max(dominant, value);
+  }
+  return dominant;
+}
+
 // GetQueueOrderResult: negative = `left` first, positive = `right` first (never 0).
-int queue_order(const Session& ssn, const Shares& queues, const ResourceVec& total, QueueId left,
-                QueueId right, const JobView* left_job, const JobView* right_job,
+int queue_order(const Session& ssn, const Shares& queues, const QueueOrderFacts& l_facts,
+                const QueueOrderFacts& r_facts, QueueId left, QueueId right,
+                const JobView* left_job, const JobView* right_job,
                 const std::vector<const JobView*>& left_victims,
                 const std::vector<const JobView*>& right_victims) {
   const QueueShares& l = queues[left];
   const QueueShares& r = queues[right];
 
-  const bool l_over = over_fair_share(l), r_over = over_fair_share(r);
-  if (l_over != r_over) return sign(!l_over);
+  if (l_facts.over != r_facts.over) return sign(!l_facts.over);
 
   const ResourceVec l_init = job_init(ssn, left_job), r_init = job_init(ssn, right_job);
-  const ResourceVec l_with = allocated_of(l) + l_init, r_with = allocated_of(r) + r_init;
-  const bool l_starved = less_equal_quantities(l_with, deserved_of(l));
-  const bool r_starved = less_equal_quantities(r_with, deserved_of(r));
+  const ResourceVec l_with = l_facts.allocated + l_init, r_with = r_facts.allocated + r_init;
+  const bool l_starved = less_equal_quantities(l_with, l_facts.deserved);
+  const bool r_starved = less_equal_quantities(r_with, r_facts.deserved);
   if (l_starved != r_starved) return sign(l_starved);
 
   if (l.priority != r.priority) return sign(l.priority > r.priority);
 
-  auto violates = [](const QueueShares& q, const ResourceVec& with_job) {
+  auto violates = [](const QueueOrderFacts& f, const ResourceVec& with_job) {
     for (Resource res : kQuotaResources) {
-      if (q[res].allocatable() == 0 && at(with_job, res) > 0) return true;
+      if (at(f.allocatable, res) == 0 && at(with_job, res) > 0) return true;
     }
     return false;
   };
-  const bool l_violates = violates(l, l_with), r_violates = violates(r, r_with);
+  const bool l_violates = violates(l_facts, l_with), r_violates = violates(r_facts, r_with);
   if (l_violates != r_violates) return sign(!l_violates);
 
-  auto share_with_job = [&](const QueueShares& q, const ResourceVec& init,
+  auto share_with_job = [&](const QueueOrderFacts& f, const ResourceVec& init,
                             const std::vector<const JobView*>& victims) {
-    ResourceVec a = allocated_of(q) + init;
+    ResourceVec a = f.allocated + init;
     for (const JobView* v : victims) a -= job_allocated(ssn, *v);
-    return dominant_share(q, a, total);
+    return dominant_share(f, a);
   };
-  const double l_share = share_with_job(l, l_init, left_victims);
-  const double r_share = share_with_job(r, r_init, right_victims);
+  const double l_share = share_with_job(l_facts, l_init, left_victims);
+  const double r_share = share_with_job(r_facts, r_init, right_victims);
   if (l_share < r_share) return -1;
   if (l_share > r_share) return 1;
 
-  const double l_plain = dominant_share(l, allocated_of(l), total);
-  const double r_plain = dominant_share(r, allocated_of(r), total);
-  if (l_plain < r_plain) return -1;
-  if (l_plain > r_plain) return 1;
+  if (l_facts.plain < r_facts.plain) return -1;
+  if (l_facts.plain > r_facts.plain) return 1;
 
-  const ResourceVec l_alloc = allocatable_of(l), r_alloc = allocatable_of(r);
+  const ResourceVec& l_alloc = l_facts.allocatable;
+  const ResourceVec& r_alloc = r_facts.allocatable;
   // LessInAtLeastOneResource(x, y) = !LessEqual(y, x)
   if (!less_equal_quantities(r_alloc, l_alloc) && less_equal_quantities(l_alloc, r_alloc))
     return -1;
@@ -455,6 +481,7 @@ void ProportionPlugin::on_session_open(Session& ssn) {
     const model::Job& job = s.state.jobs[task.job];
     const ResourceVec amount = Session::quantify_accepted(task);
     for (QueueId q = job.queue; q.valid(); q = s.state.queue_tree.parent(q)) {
+      order_facts_[q.index()].valid = false;
       for (Resource r : kQuotaResources) {
         queues[q][r].allocated += sign * at(amount, r);
         if (!job.preemptible) queues[q][r].allocated_not_preemptible += sign * at(amount, r);
@@ -463,10 +490,11 @@ void ProportionPlugin::on_session_open(Session& ssn) {
   };
   h.on_allocate.push_back([charge](Session& s, const model::Task& task) { charge(s, task, 1); });
   h.on_deallocate.push_back([charge](Session& s, const model::Task& task) { charge(s, task, -1); });
+  order_facts_.assign(queues.size(), {});
   h.queue_order.push_back([this](const Session& s, QueueId l, QueueId r, const JobView* lj,
                                  const JobView* rj, const std::vector<const JobView*>& lv,
                                  const std::vector<const JobView*>& rv) {
-    return queue_order(s, queues, total, l, r, lj, rj, lv, rv);
+    return queue_order(s, queues, facts(l), facts(r), l, r, lj, rj, lv, rv);
   });
   h.job_over_capacity = [this](const Session& s, JobId job, const std::vector<TaskId>& tasks) {
     return sched::job_over_capacity(s, queues, job, tasks);
@@ -498,6 +526,13 @@ void ProportionPlugin::on_session_open(Session& ssn) {
       [this](const Session& s, const InvariantContext& context, std::vector<std::string>& out) {
         check_queue_sums(s, context, out);
       });
+}
+
+const QueueOrderFacts& ProportionPlugin::facts(QueueId q) {
+  QueueOrderFacts& f = order_facts_[q.index()];
+  if (!f.valid) f = queue_order_facts(queues[q], total);
+  SIM_ASSERT(f.plain == dominant_share(queues[q], allocated_of(queues[q]), total));
+  return f;
 }
 
 // What the plugin counts as allocated: placed pods, and pods pipelined this session (a pod

@@ -48,8 +48,8 @@ class JobSolver {
               int generator, const std::vector<TaskId>& recorded_tasks,
               const std::vector<JobView>& recorded_jobs, VictimOrder& victims);
   Probe solve_scenario(const Scenario& scenario, std::vector<NodeId>& feasible);
-  std::vector<const JobView*> jobs_to_allocate(const JobView& preemptor,
-                                               const std::set<JobId>& victim_jobs);
+  const std::vector<const JobView*>& jobs_to_allocate(const JobView& preemptor,
+                                                      const std::set<JobId>& victim_jobs);
 
   Session& ssn_;
   std::vector<NodeId> feasible_;
@@ -57,7 +57,9 @@ class JobSolver {
   /// that state again), in name order.
   std::vector<JobView> pending_views_;
   std::vector<std::pair<JobId, std::size_t>> pending_index_;  ///< (job, its view), by job
-  std::vector<JobView> victim_views_;  ///< jobs_to_allocate's views of the other victim jobs
+  std::vector<JobView> victim_views_;        ///< jobs_to_allocate's views of the other victim jobs
+  std::vector<JobId> order_ids_;             ///< jobs_to_allocate's scratch
+  std::vector<const JobView*> order_views_;  ///< jobs_to_allocate's answer
   ScenarioValidator validator_;
   VictimQueueFactory victims_;
 };

@@ -137,6 +137,10 @@ class Session {
   bool may_be_stale(JobId job) const { return may_stale_[job.index()] != 0; }
   /// A pod of the job became pending again (a statement undid its allocation).
   void note_pending(JobId job) { may_pend_[job.index()] = 1; }
+  /// Counts the changes of any pod's status or virtual flag (statements, stale-gang evictions):
+  /// what was worked out from the pods' statuses at one count holds while it stays the same.
+  std::uint64_t status_epoch() const { return status_epoch_; }
+  void note_status_change() { ++status_epoch_; }
 
   /// Each node's place in name order (KAI breaks ties between equally scored nodes by name),
   /// worked out at the first call of the session.
@@ -161,6 +165,7 @@ class Session {
   std::vector<std::uint32_t> node_ranks_;  // by node index; empty until asked
   std::vector<std::uint32_t> job_ranks_;   // by job index; empty until asked
   bool job_ranks_known_ = false;
+  std::uint64_t status_epoch_;                                            // see Session::Session
   mutable std::vector<std::shared_ptr<AllocationMemo>> full_view_memos_;  // by job index
 };
 

@@ -85,6 +85,7 @@ class Statement {
   void unpipeline(const Op& op);
   void unallocate(TaskId task, bool previous_virtual);
   void set_status(model::Task& task, model::TaskStatus status);
+  void set_virtual(model::Task& task, bool virtual_status);
   /// Makes copy `object` the one the session's job holds (its status becomes the task's).
   void hold(model::Task& task, int object);
 

@@ -12,6 +12,19 @@
 
 namespace sim::sched {
 
+/// What the queue order reads of one queue apart from the job at its head, kept until a pod of
+/// the queue (or below it) is charged or credited: the job orders compare queues at every heap
+/// step.
+struct QueueOrderFacts {
+  bool valid = false;
+  bool over = false;
+  ResourceVec allocated = ResourceVec::Zero();
+  ResourceVec deserved = ResourceVec::Zero();
+  ResourceVec allocatable = ResourceVec::Zero();
+  ResourceVec divisor = ResourceVec::Zero();  ///< dominant share's: allocatable, total if unlimited
+  double plain = 0;                           ///< dominant share of the allocated resources
+};
+
 class ProportionPlugin final : public Plugin {
  public:
   std::string_view name() const override { return "proportion"; }
@@ -19,10 +32,14 @@ class ProportionPlugin final : public Plugin {
 
   /// Queue attributes, indexed like state.queue_tree (plugin units: CPU millicores, memory bytes,
   /// GPU devices): quota, limit and weight, usage, fair share, and what the session allocated.
+  /// Changed only by the plugin's charges (allocate and deallocate events), which also drop what
+  /// the queue order keeps of each queue they change.
   IdVector<QueueId, fairshare::QueueShares> queues;
   ResourceVec total = ResourceVec::Zero();  ///< capacity divided by the fair share
 
  private:
+  const QueueOrderFacts& facts(QueueId q);
+  std::vector<QueueOrderFacts> order_facts_;  ///< by queue index
   void check_queue_sums(const Session& ssn, const InvariantContext& context,
                         std::vector<std::string>& out) const;
   IdVector<QueueId, fairshare::QueueShares> at_solution_start_;  ///< OnJobSolutionStart's clone
