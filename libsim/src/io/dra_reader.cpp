@@ -10,7 +10,7 @@ namespace sim::io {
 namespace {
 
 std::string required_name(const Field& obj) {
-  const std::string name = obj.member("metadata").member("name").optional_string().value_or("");
+  const std::string name = obj.member("metadata").member("name").string_or("");
   if (name.empty()) obj.fail("missing required field \"metadata.name\"");
   return name;
 }
@@ -21,9 +21,8 @@ std::string required_name(const Field& obj) {
 model::DraAllocation read_allocation(const Field& allocation, Diagnostics* diagnostics) {
   model::DraAllocation a;
   for (const Field& r : allocation.member("devices").member("results").items()) {
-    a.devices.push_back({r.member("driver").optional_string().value_or(""),
-                         r.member("pool").optional_string().value_or(""),
-                         r.member("device").optional_string().value_or("")});
+    a.devices.push_back({r.member("driver").string_or(""), r.member("pool").string_or(""),
+                         r.member("device").string_or("")});
   }
   const Field selector = allocation.member("nodeSelector");
   if (selector.is_null()) return a;
@@ -36,12 +35,11 @@ model::DraAllocation read_allocation(const Field& allocation, Diagnostics* diagn
     modelled = requirements.size() == 1;
     if (modelled) {
       const Field& req = requirements.front();
-      const std::string key = req.member("key").optional_string().value_or("");
+      const std::string key = req.member("key").string_or("");
       const std::vector<Field> values = req.member("values").items();
       modelled = (key == "metadata.name" || key == "kubernetes.io/hostname") &&
-                 req.member("operator").optional_string().value_or("") == "In" &&
-                 values.size() == 1;
-      if (modelled) a.node = values.front().optional_string().value_or("");
+                 req.member("operator").string_or("") == "In" && values.size() == 1;
+      if (modelled) a.node = values.front().string_or("");
     }
   }
   if (!modelled && diagnostics) {
@@ -59,7 +57,7 @@ std::vector<model::DeviceSelector> read_selectors(const Field& list, Diagnostics
   for (const Field& selector : list.items()) {
     const Field expression = selector.member("cel").member("expression");
     std::string why;
-    if (auto parsed = parse_device_selector(expression.optional_string().value_or(""), why)) {
+    if (auto parsed = parse_device_selector(expression.string_or(""), why)) {
       out.push_back(std::move(*parsed));
     } else {
       diagnostics.warn(
@@ -74,7 +72,7 @@ std::vector<model::DeviceSelector> read_selectors(const Field& list, Diagnostics
 // with the driver's domain when they have none (as the CEL environment sees them).
 model::SliceDevice read_slice_device(const Field& d, const std::string& driver) {
   model::SliceDevice device;
-  device.name = d.member("name").optional_string().value_or("");
+  device.name = d.member("name").string_or("");
   if (device.name.empty()) d.fail("missing required field \"name\"");
   const Field fields =
       d.member("basic").is_null() ? d : d.member("basic");  // v1beta1 nests them under `basic`
@@ -100,7 +98,7 @@ model::SliceDevice read_slice_device(const Field& d, const std::string& driver) 
         a.kind = model::DeviceAttribute::Kind::VERSION;
         a.text = v.string();
       } else {
-        a.text = value.member("string").optional_string().value_or("");
+        a.text = value.member("string").string_or("");
       }
       device.attributes[qualified(name)] = a;
     }
@@ -110,7 +108,7 @@ model::SliceDevice read_slice_device(const Field& d, const std::string& driver) 
     capacity.expect_map();
     for (const auto& [name, entry] : capacity.entries()) {
       const Field value = entry.member("value");
-      const std::optional<Quantity> q = parse_quantity(value.optional_string().value_or(""));
+      const std::optional<Quantity> q = parse_quantity(value.string_or(""));
       const std::optional<std::int64_t> milli = q ? q->milli_value() : std::nullopt;
       if (!milli) value.fail("not a valid quantity such as \"40Gi\"");
       device.capacity[qualified(name)] = *milli;
@@ -126,8 +124,8 @@ std::vector<model::DraRequest> read_claim_requests(const Field& spec, Diagnostic
   for (const Field& r : spec.member("devices").member("requests").items()) {
     const Field exact = r.member("exactly").is_null() ? r : r.member("exactly");
     model::DraRequest req;
-    req.name = r.member("name").optional_string().value_or("");
-    req.device_class = exact.member("deviceClassName").optional_string().value_or("");
+    req.name = r.member("name").string_or("");
+    req.device_class = exact.member("deviceClassName").string_or("");
     // KAI v0.16.4 builds the structured allocator with structured.Features{}: these requests fail
     // every allocation (allocator_stable.go validateDeviceRequest and Allocate).
     req.first_available = !r.member("firstAvailable").is_null();
@@ -145,7 +143,7 @@ std::vector<model::DraRequest> read_claim_requests(const Field& spec, Diagnostic
       out.push_back(req);
       continue;
     }
-    req.all = exact.member("allocationMode").optional_string().value_or("ExactCount") == "All";
+    req.all = exact.member("allocationMode").string_or("ExactCount") == "All";
     req.selectors = read_selectors(exact.member("selectors"), diagnostics);
     const Field count = exact.member("count");
     if (!count.is_null()) {
@@ -171,10 +169,10 @@ model::DraSlice read_resource_slice(const Field& obj, Diagnostics& diagnostics) 
   model::DraSlice s;
   s.name = required_name(obj);
   const Field spec = obj.member("spec");
-  s.driver = spec.member("driver").optional_string().value_or("");
+  s.driver = spec.member("driver").string_or("");
   if (s.driver.empty()) spec.fail("missing required field \"driver\"");
-  s.pool = spec.member("pool").member("name").optional_string().value_or("");
-  s.node = spec.member("nodeName").optional_string().value_or("");
+  s.pool = spec.member("pool").member("name").string_or("");
+  s.node = spec.member("nodeName").string_or("");
   const Field all = spec.member("allNodes");
   s.all_nodes = all.scalar() == "true";
   if (s.node.empty() && !s.all_nodes) {
@@ -199,13 +197,12 @@ model::ResourceClaim read_resource_claim(const Field& obj, Diagnostics& diagnost
   model::ResourceClaim c;
   c.name = required_name(obj);
   const Field metadata = obj.member("metadata");
-  c.ns = metadata.member("namespace").optional_string().value_or("default");
+  c.ns = metadata.member("namespace").string_or("default");
   model::Labels::Map labels;
   const Field label_map = metadata.member("labels");
   if (!label_map.is_null()) {
     label_map.expect_map();
-    for (const auto& [key, value] : label_map.entries())
-      labels[key] = value.optional_string().value_or("");
+    for (const auto& [key, value] : label_map.entries()) labels[key] = value.string_or("");
   }
   c.labels = model::Labels(std::move(labels));
   c.requests = read_claim_requests(obj.member("spec"), diagnostics);
@@ -213,7 +210,7 @@ model::ResourceClaim read_resource_claim(const Field& obj, Diagnostics& diagnost
   if (!status.member("allocation").is_null())
     c.allocation = read_allocation(status.member("allocation"), &diagnostics);
   for (const Field& consumer : status.member("reservedFor").items()) {
-    c.reserved_for.push_back(consumer.member("uid").optional_string().value_or(""));
+    c.reserved_for.push_back(consumer.member("uid").string_or(""));
   }
   return c;
 }
@@ -227,12 +224,12 @@ std::vector<PodClaimRef> read_pod_claims(const Field& pod) {
   std::vector<PodClaimRef> out;
   std::vector<std::pair<std::string, std::string>> generated;  // status.resourceClaimStatuses
   for (const Field& s : pod.member("status").member("resourceClaimStatuses").items()) {
-    generated.emplace_back(s.member("name").optional_string().value_or(""),
-                           s.member("resourceClaimName").optional_string().value_or(""));
+    generated.emplace_back(s.member("name").string_or(""),
+                           s.member("resourceClaimName").string_or(""));
   }
   for (const Field& ref : pod.member("spec").member("resourceClaims").items()) {
     PodClaimRef r;
-    r.name = ref.member("name").optional_string().value_or("");
+    r.name = ref.member("name").string_or("");
     if (r.name.empty()) ref.fail("missing required field \"name\"");
     if (std::optional<std::string> claim = ref.member("resourceClaimName").optional_string()) {
       r.claim = *claim;
@@ -254,7 +251,7 @@ std::vector<std::pair<std::string, model::DraAllocation>> read_claim_allocations
   std::vector<std::pair<std::string, model::DraAllocation>> out;
   for (const Field& a : spec.member("resourceClaimAllocations").items()) {
     if (a.member("allocation").is_null()) continue;
-    out.emplace_back(a.member("name").optional_string().value_or(""),
+    out.emplace_back(a.member("name").string_or(""),
                      read_allocation(a.member("allocation"), nullptr));
   }
   return out;

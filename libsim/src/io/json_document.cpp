@@ -203,10 +203,11 @@ class JsonTreeBuilder {
     const std::ptrdiff_t n = pending_.end() - first;
     if (n < 2) return;
     if (n <= 16) {  // the common case: a few members, compared pairwise without sorting
+      std::string_view keys[16];
+      for (std::ptrdiff_t i = 0; i < n; ++i) keys[i] = doc_.key(first[i]);
       bool repeated = false;
-      for (auto a = first; a != pending_.end() && !repeated; ++a) {
-        for (auto b = a + 1; b != pending_.end() && !repeated; ++b)
-          repeated = doc_.key(*a) == doc_.key(*b);
+      for (std::ptrdiff_t a = 0; a < n && !repeated; ++a) {
+        for (std::ptrdiff_t b = a + 1; b < n && !repeated; ++b) repeated = keys[a] == keys[b];
       }
       if (!repeated) return;
     }
@@ -490,21 +491,6 @@ JsonDocument::JsonDocument(std::string_view text, const std::string& file, Diagn
   NlohmannReader reader(builder, &read_to);
   nlohmann::json::sax_parse(TrackingIterator(text.data(), &read_to),
                             TrackingIterator(text.data() + text.size(), &read_to), &reader);
-}
-
-std::string_view JsonDocument::text(Index v) const {
-  const Value& value = values_[v];
-  if (value.kind == Kind::kArray || value.kind == Kind::kObject || value.kind == Kind::kNull)
-    return {};
-  if (value.kind == Kind::kBool)
-    return text_.substr(value.offset, text_[value.offset] == 't' ? 4 : 5);
-  return (value.pooled ? std::string_view(pool_) : text_).substr(value.first, value.count);
-}
-
-std::string_view JsonDocument::key(Index v) const {
-  const Value& value = values_[v];
-  return (value.key_pooled ? std::string_view(pool_) : text_)
-      .substr(value.key_first, value.key_count);
 }
 
 std::string JsonDocument::path(Index v) const {

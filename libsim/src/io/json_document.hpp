@@ -45,9 +45,19 @@ class JsonDocument {
   Index root() const { return 0; }
   Kind kind(Index v) const { return values_[v].kind; }
   /// A scalar's text: a string unescaped, a number as written, "true", "false"; "" for null.
-  std::string_view text(Index v) const;
+  std::string_view text(Index v) const {
+    const Value& value = values_[v];
+    if (value.kind == Kind::kString || value.kind == Kind::kNumber)
+      return {(value.pooled ? pool_.data() : text_.data()) + value.first, value.count};
+    if (value.kind == Kind::kBool)
+      return text_.substr(value.offset, text_[value.offset] == 't' ? 4 : 5);
+    return {};
+  }
   /// An object member's key (unescaped).
-  std::string_view key(Index v) const;
+  std::string_view key(Index v) const {
+    const Value& value = values_[v];
+    return {(value.key_pooled ? pool_.data() : text_.data()) + value.key_first, value.key_count};
+  }
   /// A list's items or an object's members, in document order.
   const Index* children(Index v) const { return children_.data() + values_[v].first; }
   std::size_t size(Index v) const { return is_container(v) ? values_[v].count : 0; }

@@ -45,21 +45,21 @@ void raise(model::Amounts& to, const model::Amounts& part) {
 }
 
 bool native_sidecar(const Field& init) {
-  return init.member("restartPolicy").optional_string().value_or("") == "Always";
+  return init.member("restartPolicy").string_or("") == "Always";
 }
 
 }  // namespace
 
 std::optional<std::pair<std::string, model::NumaTopology>> read_node_resource_topology(
     const Field& obj) {
-  const std::string name = obj.member("metadata").member("name").optional_string().value_or("");
+  const std::string name = obj.member("metadata").member("name").string_or("");
   if (name.empty()) obj.fail("missing required field \"metadata.name\" (the node's name)");
   model::NumaTopology t;
   std::string policy, scope;
   for (const Field& a : obj.member("attributes").items()) {
-    const std::string key = a.member("name").optional_string().value_or("");
-    if (key == "topologyManagerPolicy") policy = a.member("value").optional_string().value_or("");
-    if (key == "topologyManagerScope") scope = a.member("value").optional_string().value_or("");
+    const std::string key = a.member("name").string_or("");
+    if (key == "topologyManagerPolicy") policy = a.member("value").string_or("");
+    if (key == "topologyManagerScope") scope = a.member("value").string_or("");
   }
   if (!policy.empty()) {  // parsePolicyAndScope: the attributes, else the deprecated field
     t.policy = policy == "single-numa-node" ? model::NumaPolicy::SINGLE_NUMA_NODE
@@ -79,16 +79,16 @@ std::optional<std::pair<std::string, model::NumaTopology>> read_node_resource_to
         {"BestEffortPodLevel", {model::NumaPolicy::BEST_EFFORT, true}},
         {"BestEffort", {model::NumaPolicy::BEST_EFFORT, false}},
         {"BestEffortContainerLevel", {model::NumaPolicy::BEST_EFFORT, false}}};
-    auto it = kLegacy.find(legacy.front().optional_string().value_or(""));
+    auto it = kLegacy.find(legacy.front().string_or(""));
     if (it != kLegacy.end()) std::tie(t.policy, t.pod_scope) = it->second;
   }
   for (const Field& zone : obj.member("zones").items()) {
-    if (zone.member("type").optional_string().value_or("") != "Node") continue;  // NUMA nodes only
+    if (zone.member("type").string_or("") != "Node") continue;  // NUMA nodes only
     model::NumaZone z;
-    z.id = zone.member("name").optional_string().value_or("");
+    z.id = zone.member("name").string_or("");
     if (z.id.empty()) zone.fail("missing required field \"name\"");
     for (const Field& r : zone.member("resources").items()) {
-      const std::string resource = r.member("name").optional_string().value_or("");
+      const std::string resource = r.member("name").string_or("");
       if (resource.empty()) r.fail("missing required field \"name\"");
       z.available[resource] = r.member("available").is_null() ? 0 : milli(r.member("available"));
       z.allocatable[resource] =
@@ -160,8 +160,7 @@ std::optional<std::vector<model::ZoneAmounts>> read_numa_record(const Field& lis
     z.expect_map();
     // A zone id that is missing or unknown still makes this the record, which then places
     // nothing (placementFromRecord), as in KAI.
-    out.push_back(
-        {-1, z.member("zone").optional_string().value_or(""), read_amounts(z.member("amount"))});
+    out.push_back({-1, z.member("zone").string_or(""), read_amounts(z.member("amount"))});
   }
   return out;
 }

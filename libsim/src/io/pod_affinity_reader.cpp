@@ -27,7 +27,7 @@ std::vector<model::SelectorRequirement> read_label_selector(const Field& f) {
 model::PodAffinityTerm read_term(const Field& f) {
   f.expect_map();
   model::PodAffinityTerm term;
-  term.topology_key = f.member("topologyKey").optional_string().value_or("");
+  term.topology_key = f.member("topologyKey").string_or("");
   if (term.topology_key.empty()) f.fail("missing required field \"topologyKey\"");
   if (const Field selector = f.member("labelSelector"); !selector.is_null())
     term.selector = read_label_selector(selector);
@@ -81,9 +81,9 @@ std::vector<model::WeightedPodAffinityTerm> read_weighted_terms(const Field& lis
 model::SelectorRequirement read_requirement(const Field& f, bool numeric) {
   f.expect_map();
   model::SelectorRequirement r;
-  r.key = f.member("key").optional_string().value_or("");
+  r.key = f.member("key").string_or("");
   if (r.key.empty()) f.fail("missing required field \"key\"");
-  r.op = f.member("operator").optional_string().value_or("");
+  r.op = f.member("operator").string_or("");
   static const char* kOps[] = {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"};
   const auto ops_end = std::end(kOps) - (numeric ? 0 : 2);
   if (std::find(std::begin(kOps), ops_end, r.op) == ops_end) {

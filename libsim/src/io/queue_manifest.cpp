@@ -71,8 +71,8 @@ model::QueueSpec read_queue_object(const Field& doc, std::int64_t position,
                {"displayName", "parentQueue", "priority", "resources", "preemptMinRuntime",
                 "reclaimMinRuntime"},
                diagnostics);
-  q.display_name = spec.member("displayName").optional_string().value_or("");
-  q.parent = spec.member("parentQueue").optional_string().value_or("");
+  q.display_name = spec.member("displayName").string_or("");
+  q.parent = spec.member("parentQueue").string_or("");
   q.priority = spec.member("priority").optional_int().value_or(100);
   q.preempt_min_runtime_ms = read_duration(spec.member("preemptMinRuntime"));
   q.reclaim_min_runtime_ms = read_duration(spec.member("reclaimMinRuntime"));
@@ -96,8 +96,8 @@ std::vector<model::QueueSpec> load_queue_manifests(std::string_view text, const 
   for (std::size_t i = 0; i < docs.size(); ++i) {
     const Field doc(docs[i], "documents[" + std::to_string(i) + "]", &file);
     doc.expect_map();
-    const std::string kind = doc.member("kind").optional_string().value_or("");
-    const std::string api = doc.member("apiVersion").optional_string().value_or("");
+    const std::string kind = doc.member("kind").string_or("");
+    const std::string api = doc.member("apiVersion").string_or("");
     if (kind != "Queue") {
       diagnostics.warn(doc.where(), doc.path(), "kind \"" + kind + "\" is not a Queue, skipped");
       continue;

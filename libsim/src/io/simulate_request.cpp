@@ -72,8 +72,8 @@ QueueOverrides read_queue(const Field& f, Diagnostics& diagnostics) {
   if (uid.is_null()) f.fail("missing required field \"uid\"");
   q.uid = uid.string();
   if (q.uid.empty()) uid.fail("must not be empty");
-  q.name = f.member("name").optional_string().value_or("");
-  q.parent = f.member("parentQueue").optional_string().value_or("");
+  q.name = f.member("name").string_or("");
+  q.parent = f.member("parentQueue").string_or("");
   const Field children = f.member("childQueues");
   if (!children.is_null()) {
     children.expect_sequence();  // KAI derives children from parentQueue; this list is ignored

@@ -48,7 +48,7 @@ struct Objects {
 
 void add_by_kind(const Field& obj, Objects& out, Diagnostics& diagnostics) {
   obj.expect_map();
-  const std::string kind = obj.member("kind").optional_string().value_or("");
+  const std::string kind = obj.member("kind").string_or("");
   check_api_version(obj, kind);
   if (kind == "List") {
     const Field items = obj.member("items");
@@ -104,9 +104,11 @@ void add_raw_objects(const Field& raw, Objects& out, Diagnostics& diagnostics) {
     const Field list = raw.member(key);
     if (list.is_null()) continue;
     list.expect_sequence();
+    target->reserve(target->size() + list.size());
     for (std::size_t i = 0; i < list.size(); ++i) {
-      list.item(i).expect_map();
-      target->push_back(list.item(i));
+      Field item = list.item(i);
+      item.expect_map();
+      target->push_back(std::move(item));
     }
   }
   (void)diagnostics;
@@ -118,8 +120,9 @@ Labels read_string_map(const Field& f) {
   Labels::Map out;
   if (f.is_null()) return Labels();
   f.expect_map();
-  for (const auto& [key, value] : f.entries())
-    out[key] = value.is_null() ? std::string() : value.string();
+  f.for_each_entry([&](std::string_view key, const Field& value) {
+    out.insert_or_assign(std::string(key), value.string_or(""));
+  });
   return Labels(std::move(out));
 }
 
@@ -132,7 +135,8 @@ std::optional<std::int64_t> read_time(const Field& f) {
 }
 
 Quantity read_quantity(const Field& f) {
-  std::optional<Quantity> q = parse_quantity(f.scalar());
+  std::string buffer;
+  std::optional<Quantity> q = parse_quantity(f.scalar_view(buffer));
   if (!q || q->negative)
     f.fail("not a valid quantity such as \"500m\", \"2\" or \"1Gi\": " + f.describe());
   return *q;
@@ -154,7 +158,7 @@ ResourceList read_resource_list(const Field& f) {
   ResourceList out;
   if (f.is_null()) return out;
   f.expect_map();
-  for (const auto& [name, located] : f.entries()) {
+  f.for_each_entry([&](std::string_view name, const Field& located) {
     if (name == "cpu") {
       at(out.base, Resource::CPU) = static_cast<double>(read_milli(located));
     } else if (name == "memory") {
@@ -165,12 +169,12 @@ ResourceList read_resource_list(const Field& f) {
       at(out.base, Resource::GPU) = static_cast<double>(out.gpu);
     } else if (name == "pods") {
       at(out.base, Resource::PODS) = static_cast<double>(read_value(located));
-    } else if (model::is_mig_resource(name)) {
-      out.scalars[name] = static_cast<double>(read_value(located));
+    } else if (std::string key(name); model::is_mig_resource(key)) {
+      out.scalars[std::move(key)] = static_cast<double>(read_value(located));
     } else {
       (void)read_quantity(located);  // validated, not scheduled on
     }
-  }
+  });
   return out;
 }
 
@@ -178,16 +182,15 @@ ResourceList read_resource_list(const Field& f) {
 
 model::Taint read_taint(const Field& f) {
   f.expect_map();
-  return model::Taint{f.member("key").optional_string().value_or(""),
-                      f.member("value").optional_string().value_or(""),
-                      f.member("effect").optional_string().value_or("")};
+  return model::Taint{f.member("key").string_or(""), f.member("value").string_or(""),
+                      f.member("effect").string_or("")};
 }
 
 model::Node read_node(const Field& obj) {
   model::Node node;
   const Field metadata = obj.member("metadata");
   if (metadata.is_null()) obj.fail("missing required field \"metadata\"");
-  node.name = metadata.member("name").optional_string().value_or("");
+  node.name = metadata.member("name").string_or("");
   if (node.name.empty()) metadata.fail("missing required field \"name\"");
   node.labels = read_string_map(metadata.member("labels"));
   const Field spec = obj.member("spec");
@@ -227,8 +230,8 @@ model::Node read_node(const Field& obj) {
     conditions.expect_sequence();
     for (std::size_t i = 0; i < conditions.size(); ++i) {
       const Field c = conditions.item(i);
-      const std::string type = c.member("type").optional_string().value_or("");
-      const std::string value = c.member("status").optional_string().value_or("");
+      const std::string type = c.member("type").string_or("");
+      const std::string value = c.member("status").string_or("");
       if (type == "Ready" && value != "True") node.conditions_ok = false;
       if ((type == "MemoryPressure" || type == "DiskPressure" || type == "PIDPressure" ||
            type == "NetworkUnavailable") &&
@@ -261,13 +264,13 @@ model::Node read_node(const Field& obj) {
 ResourceList container_requests(const Field& container) {
   container.expect_map();
   const Field resources = container.member("resources");
-  ResourceList requests = read_resource_list(resources.member("requests"));
-  const ResourceList limits = read_resource_list(resources.member("limits"));
   const Field req_field = resources.member("requests");
+  ResourceList requests = read_resource_list(req_field);
+  const ResourceList limits = read_resource_list(resources.member("limits"));
   for (int i = 0; i < kResourceCount; ++i) {
-    const std::string key = std::string(resource_name(static_cast<Resource>(i)));
-    const std::string k8s_key = key == "gpu" ? "nvidia.com/gpu" : key;
-    if (req_field.member(k8s_key).is_null() && limits.base[i] != 0)
+    if (limits.base[i] == 0) continue;
+    const std::string_view key = resource_name(static_cast<Resource>(i));
+    if (req_field.member(key == "gpu" ? "nvidia.com/gpu" : key).is_null())
       requests.base[i] = limits.base[i];
   }
   if (!requests.has_gpu && limits.has_gpu) {
@@ -306,10 +309,10 @@ std::vector<model::Toleration> read_tolerations(const Field& list) {
     const Field t = list.item(i);
     t.expect_map();
     model::Toleration tol;
-    tol.key = t.member("key").optional_string().value_or("");
-    tol.op = t.member("operator").optional_string().value_or("Equal");
-    tol.value = t.member("value").optional_string().value_or("");
-    tol.effect = t.member("effect").optional_string().value_or("");
+    tol.key = t.member("key").string_or("");
+    tol.op = t.member("operator").string_or("Equal");
+    tol.value = t.member("value").string_or("");
+    tol.effect = t.member("effect").string_or("");
     if (const Field seconds = t.member("tolerationSeconds"); !seconds.is_null()) {
       // An int64 in the API (a JSON number, as `kaisim snapshot` and kubectl write it).
       if (!seconds.is_scalar())
@@ -332,10 +335,12 @@ model::PlacementRules read_placement(const Field& spec) {
   model::PlacementRules rules;
   rules.node_selector = read_string_map(spec.member("nodeSelector"));
   rules.tolerations = read_tolerations(spec.member("tolerations"));
-  const Field terms = spec.member("affinity")
-                          .member("nodeAffinity")
-                          .member("requiredDuringSchedulingIgnoredDuringExecution")
-                          .member("nodeSelectorTerms");
+  const Field affinity = spec.member("affinity");
+  const Field terms = affinity.is_null()
+                          ? affinity
+                          : affinity.member("nodeAffinity")
+                                .member("requiredDuringSchedulingIgnoredDuringExecution")
+                                .member("nodeSelectorTerms");
   if (!terms.is_null()) {
     terms.expect_sequence();
     for (std::size_t i = 0; i < terms.size(); ++i) {
@@ -352,7 +357,7 @@ model::PlacementRules read_placement(const Field& spec) {
       rules.required.push_back(out);
     }
   }
-  read_pod_affinity(spec.member("affinity"), rules);
+  read_pod_affinity(affinity, rules);
   return rules;
 }
 
@@ -362,11 +367,11 @@ PodObject read_pod(const Field& obj) {
   PodObject pod{obj};
   const Field metadata = obj.member("metadata");
   if (metadata.is_null()) obj.fail("missing required field \"metadata\"");
-  pod.name = metadata.member("name").optional_string().value_or("");
+  pod.name = metadata.member("name").string_or("");
   if (pod.name.empty()) metadata.fail("missing required field \"name\"");
-  pod.ns = metadata.member("namespace").optional_string().value_or("default");
+  pod.ns = metadata.member("namespace").string_or("default");
   // Without a uid (hand-written manifests) a stable stand-in keeps PodGroup names valid.
-  pod.uid = metadata.member("uid").optional_string().value_or(pod.ns + "-" + pod.name);
+  pod.uid = metadata.member("uid").string_or(pod.ns + "-" + pod.name);
   pod.labels = read_string_map(metadata.member("labels"));
   pod.annotations = read_string_map(metadata.member("annotations"));
   pod.created_ns = read_time(metadata.member("creationTimestamp")).value_or(0);
@@ -379,10 +384,10 @@ PodObject read_pod(const Field& obj) {
   const Field spec = obj.member("spec");
   if (spec.is_null()) obj.fail("missing required field \"spec\"");
   spec.expect_map();
-  pod.node_name = spec.member("nodeName").optional_string().value_or("");
-  pod.scheduler_name = spec.member("schedulerName").optional_string().value_or("default-scheduler");
+  pod.node_name = spec.member("nodeName").string_or("");
+  pod.scheduler_name = spec.member("schedulerName").string_or("default-scheduler");
   if (pod.scheduler_name == kSchedulerName) check_gpu_request(obj);
-  pod.priority_class = spec.member("priorityClassName").optional_string().value_or("");
+  pod.priority_class = spec.member("priorityClassName").string_or("");
   const Field gates = spec.member("schedulingGates");
   pod.gated = !gates.is_null() && gates.is_sequence() && gates.size() > 0;
 
@@ -398,7 +403,7 @@ PodObject read_pod(const Field& obj) {
     inits.expect_sequence();
     for (std::size_t i = 0; i < inits.size(); ++i) {
       ResourceList req = container_requests(inits.item(i));
-      if (inits.item(i).member("restartPolicy").optional_string().value_or("") == "Always") {
+      if (inits.item(i).member("restartPolicy").string_or("") == "Always") {
         add_into(sidecars, req);
       } else {
         add_into(req, sidecars);
@@ -414,8 +419,8 @@ PodObject read_pod(const Field& obj) {
   pod.placement = model::SharedPlacement(read_placement(spec));
 
   const Field status = obj.member("status");
-  pod.phase = status.member("phase").optional_string().value_or("Pending");
-  pod.nominated_node = status.member("nominatedNodeName").optional_string().value_or("");
+  pod.phase = status.member("phase").string_or("Pending");
+  pod.nominated_node = status.member("nominatedNodeName").string_or("");
   pod.claims = read_pod_claims(obj);
   pod.guaranteed = is_guaranteed(obj);
   if (pod.guaranteed)
@@ -430,9 +435,9 @@ PodGroupObject read_pod_group(const Field& obj) {
   PodGroupObject pg{obj};
   const Field metadata = obj.member("metadata");
   if (metadata.is_null()) obj.fail("missing required field \"metadata\"");
-  pg.name = metadata.member("name").optional_string().value_or("");
+  pg.name = metadata.member("name").string_or("");
   if (pg.name.empty()) metadata.fail("missing required field \"name\"");
-  pg.ns = metadata.member("namespace").optional_string().value_or("default");
+  pg.ns = metadata.member("namespace").string_or("default");
   pg.created_ns = read_time(metadata.member("creationTimestamp")).value_or(0);
   const Labels annotations = read_string_map(metadata.member("annotations"));
   if (auto it = annotations.find("kai.scheduler/last-start-timestamp"); it != annotations.end()) {
@@ -444,9 +449,9 @@ PodGroupObject read_pod_group(const Field& obj) {
   }
   const Field spec = obj.member("spec");
   if (spec.is_null()) obj.fail("missing required field \"spec\"");
-  pg.queue = spec.member("queue").optional_string().value_or("");
-  pg.priority_class = spec.member("priorityClassName").optional_string().value_or("");
-  pg.preemptibility = spec.member("preemptibility").optional_string().value_or("");
+  pg.queue = spec.member("queue").string_or("");
+  pg.priority_class = spec.member("priorityClassName").string_or("");
+  pg.preemptibility = spec.member("preemptibility").string_or("");
   if (!pg.preemptibility.empty() && pg.preemptibility != "preemptible" &&
       pg.preemptibility != "non-preemptible") {
     spec.member("preemptibility").fail("must be \"preemptible\" or \"non-preemptible\"");
@@ -464,11 +469,11 @@ PodGroupObject read_pod_group(const Field& obj) {
 BindRequestObject read_bind_request(const Field& obj) {
   BindRequestObject br;
   const Field metadata = obj.member("metadata");
-  const std::string ns = metadata.member("namespace").optional_string().value_or("default");
+  const std::string ns = metadata.member("namespace").string_or("default");
   const Field spec = obj.member("spec");
-  br.pod_key = ns + "/" + spec.member("podName").optional_string().value_or("");
-  br.node = spec.member("selectedNode").optional_string().value_or("");
-  br.received_type = spec.member("receivedResourceType").optional_string().value_or("");
+  br.pod_key = ns + "/" + spec.member("podName").string_or("");
+  br.node = spec.member("selectedNode").string_or("");
+  br.received_type = spec.member("receivedResourceType").string_or("");
   br.numa_zones = read_numa_record(spec.member("predictedNUMAZones"));
   br.claim_allocations = read_claim_allocations(spec);
   const Field groups = spec.member("selectedGPUGroups");
@@ -478,7 +483,7 @@ BindRequestObject read_bind_request(const Field& obj) {
       br.gpu_groups.push_back(groups.item(i).string());
   }
   const Field status = obj.member("status");
-  const std::string phase = status.member("phase").optional_string().value_or("");
+  const std::string phase = status.member("phase").string_or("");
   const int attempts = status.member("failedAttempts").optional_int().value_or(0);
   const int backoff = spec.member("backoffLimit").optional_int().value_or(0);
   br.finally_failed = phase == "Failed" && attempts >= backoff;
@@ -487,7 +492,7 @@ BindRequestObject read_bind_request(const Field& obj) {
 
 model::PriorityClass read_priority_class(const Field& obj) {
   model::PriorityClass pc;
-  pc.name = obj.member("metadata").member("name").optional_string().value_or("");
+  pc.name = obj.member("metadata").member("name").string_or("");
   if (pc.name.empty()) obj.fail("missing required field \"metadata.name\"");
   const Field value = obj.member("value");
   if (value.is_null()) obj.fail("missing required field \"value\"");
@@ -500,7 +505,7 @@ model::PriorityClass read_priority_class(const Field& obj) {
 // A kai.scheduler/v1alpha1 Topology: spec.levels[].nodeLabel, outermost level first.
 model::Topology read_topology(const Field& obj) {
   model::Topology t;
-  t.name = obj.member("metadata").member("name").optional_string().value_or("");
+  t.name = obj.member("metadata").member("name").string_or("");
   if (t.name.empty()) obj.fail("missing required field \"metadata.name\"");
   const Field levels = obj.member("spec").member("levels");
   if (levels.is_null()) obj.member("spec").fail("missing required field \"levels\"");
@@ -508,7 +513,7 @@ model::Topology read_topology(const Field& obj) {
   if (levels.size() == 0) levels.fail("a Topology needs at least one level");
   for (std::size_t i = 0; i < levels.size(); ++i) {
     const Field label = levels.item(i).member("nodeLabel");
-    const std::string value = label.optional_string().value_or("");
+    const std::string value = label.string_or("");
     if (value.empty()) levels.item(i).fail("missing required field \"nodeLabel\"");
     if (std::find(t.levels.begin(), t.levels.end(), value) != t.levels.end())
       label.fail("level \"" + value + "\" is listed twice");

@@ -18,9 +18,8 @@ model::TopologyConstraint read_constraint(const Field& owner) {
   const Field f = owner.member("topologyConstraint");
   if (f.is_null()) return {};
   f.expect_map();
-  return {f.member("topology").optional_string().value_or(""),
-          f.member("requiredTopologyLevel").optional_string().value_or(""),
-          f.member("preferredTopologyLevel").optional_string().value_or("")};
+  return {f.member("topology").string_or(""), f.member("requiredTopologyLevel").string_or(""),
+          f.member("preferredTopologyLevel").string_or("")};
 }
 
 }  // namespace
@@ -49,8 +48,8 @@ std::shared_ptr<const model::SubGroupTree> read_subgroups(const Field& spec,
     const Field item = list.item(i);
     item.expect_map();
     Entry e{item,
-            item.member("name").optional_string().value_or(""),
-            item.member("parent").optional_string().value_or(""),
+            item.member("name").string_or(""),
+            item.member("parent").string_or(""),
             non_negative(item.member("minMember")),
             non_negative(item.member("minSubGroup")),
             read_constraint(item)};

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <set>
 #include <sstream>
@@ -21,6 +22,7 @@ namespace {
 // ASCII case folding, as Go's encoding/json matches keys (without the locale std::tolower asks).
 bool equal_fold(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
+  if (a == b) return true;  // the common case, compared a word at a time
   for (std::size_t i = 0; i < a.size(); ++i) {
     const auto x = static_cast<unsigned char>(a[i]), y = static_cast<unsigned char>(b[i]);
     if (x == y) continue;
@@ -77,26 +79,55 @@ bool read_digits(std::string_view s, std::size_t pos, std::size_t count, int& ou
 
 }  // namespace
 
-Field::Field(const JsonDocument* doc, std::uint32_t value, std::string path, bool of_key)
-    : path_(std::move(path)), file_(&doc->file()), json_(doc), value_(value), of_key_(of_key) {}
+Field::Field(const JsonDocument* doc, std::uint32_t value, bool of_key)
+    : file_(&doc->file()), json_(doc), value_(value), of_key_(of_key) {}
+
+void Field::MissingPath::assign(std::string_view a, std::string_view b) {
+  if (a.size() + b.size() <= kShort) {
+    std::copy(a.begin(), a.end(), short_);
+    std::copy(b.begin(), b.end(), short_ + a.size());
+    size_ = static_cast<std::uint8_t>(a.size() + b.size());
+    long_.reset();
+    return;
+  }
+  std::string text;
+  text.reserve(a.size() + b.size());
+  text += a;
+  text += b;
+  long_ = std::make_shared<const std::string>(std::move(text));
+  size_ = 0;
+}
+
+void Field::MissingPath::assign_member(std::string_view key) {
+  if (key.size() + 1 > kShort) return assign(".", key);
+  short_[0] = '.';
+  std::memcpy(short_ + 1, key.data(), key.size());
+  size_ = static_cast<std::uint8_t>(key.size() + 1);
+  long_.reset();
+}
 
 std::string Field::path() const {
-  if (!json_) return path_;
+  if (!json_) return yaml_->path;
   std::string below;
   const std::uint32_t known = value_ != kMissing ? value_ : missing_parent_;
   if (known != kMissing) below = json_->path(known);
-  if (value_ == kMissing)
-    below +=
-        below.empty() && !missing_.empty() && missing_[0] == '.' ? missing_.substr(1) : missing_;
-  if (path_.empty() || below.empty()) return path_.empty() ? below : path_;
-  return path_ + (below[0] == '[' ? "" : ".") + below;
+  if (value_ == kMissing) {
+    const std::string_view missing = missing_.view();
+    below += below.empty() && !missing.empty() && missing[0] == '.' ? missing.substr(1) : missing;
+  }
+  return below;
 }
 
-Field Field::json_child(std::uint32_t value, std::string missing) const {
-  Field child(json_, value, path_);
+Field Field::json_child(std::uint32_t value, std::string_view missing) const {
+  Field child(json_, value);
   if (value == kMissing) {
-    child.missing_parent_ = value_ != kMissing ? value_ : missing_parent_;
-    child.missing_ = value_ != kMissing ? std::move(missing) : missing_ + missing;
+    if (value_ != kMissing) {
+      child.missing_parent_ = value_;
+      child.missing_.assign(missing, {});
+    } else {
+      child.missing_parent_ = missing_parent_;
+      child.missing_.assign(missing_.view(), missing);
+    }
   }
   return child;
 }
@@ -105,8 +136,8 @@ SourceLocation Field::where() const {
   if (json_)
     return value_ == kMissing ? SourceLocation{*file_, 0, 0} : json_->where(value_, of_key_);
   SourceLocation loc{file_ ? *file_ : std::string(), 0, 0};
-  if (node_.IsDefined()) {
-    const YAML::Mark mark = node_.Mark();
+  if (yaml_->node.IsDefined()) {
+    const YAML::Mark mark = yaml_->node.Mark();
     if (mark.line >= 0) {
       loc.line = mark.line + 1;
       loc.column = mark.column + 1;
@@ -117,37 +148,43 @@ SourceLocation Field::where() const {
 
 const YAML::Node& Field::node() const {
   SIM_ASSERT(!json_);  // JSON values answer through the Field's own accessors
-  return node_;
+  return yaml_->node;
 }
 
 bool Field::is_null() const {
   if (json_) return value_ == kMissing || json_->kind(value_) == JsonDocument::Kind::kNull;
-  return !node_.IsDefined() || node_.IsNull();
+  return !yaml_->node.IsDefined() || yaml_->node.IsNull();
 }
 
 bool Field::is_map() const {
   if (json_) return value_ != kMissing && json_->kind(value_) == JsonDocument::Kind::kObject;
-  return node_.IsMap();
+  return yaml_->node.IsMap();
 }
 
 bool Field::is_sequence() const {
   if (json_) return value_ != kMissing && json_->kind(value_) == JsonDocument::Kind::kArray;
-  return node_.IsSequence();
+  return yaml_->node.IsSequence();
 }
 
 bool Field::is_scalar() const {
   if (json_) return !is_null() && !json_->is_container(value_);
-  return node_.IsScalar();
+  return yaml_->node.IsScalar();
 }
 
 std::string Field::scalar() const {
   if (json_) return is_scalar() ? std::string(json_->text(value_)) : std::string();
-  return node_.IsScalar() ? node_.Scalar() : std::string();
+  return yaml_->node.IsScalar() ? yaml_->node.Scalar() : std::string();
+}
+
+std::string_view Field::scalar_view(std::string& buffer) const {
+  if (json_) return is_scalar() ? json_->text(value_) : std::string_view();
+  buffer = scalar();
+  return buffer;
 }
 
 bool Field::quoted() const {
   if (json_) return value_ != kMissing && json_->kind(value_) == JsonDocument::Kind::kString;
-  return is_quoted(node_);
+  return is_quoted(yaml_->node);
 }
 
 void Field::fail(const std::string& detail) const { throw InputError(where(), path(), detail); }
@@ -159,20 +196,27 @@ Field Field::member(std::string_view key) const {
     if (is_map()) {
       const JsonDocument::Index* members = json_->children(value_);
       for (std::size_t i = json_->size(value_); i-- > 0;) {
-        if (equal_fold(json_->key(members[i]), key)) return json_child(members[i], {});
+        if (equal_fold(json_->key(members[i]), key)) return json_child(members[i]);
       }
     }
-    // Readers ask for many members a document leaves out: one allocation (or none) for each.
-    std::string missing;
-    missing.reserve(key.size() + 1);
-    missing += '.';
-    missing += key;
-    return json_child(kMissing, std::move(missing));
+    if (value_ != kMissing) {
+      Field child(json_, kMissing);
+      child.missing_parent_ = value_;
+      child.missing_.assign_member(key);
+      return child;
+    }
+    std::string part;
+    part.reserve(key.size() + 1);
+    part += '.';
+    part += key;
+    return json_child(kMissing, part);
   }
-  const std::string child = path_.empty() ? std::string(key) : path_ + "." + std::string(key);
-  if (!node_.IsMap()) return Field(YAML::Node(YAML::NodeType::Undefined), child, file_);
+  const std::string& path = yaml_->path;
+  const YAML::Node& node = yaml_->node;
+  const std::string child = path.empty() ? std::string(key) : path + "." + std::string(key);
+  if (!node.IsMap()) return Field(YAML::Node(YAML::NodeType::Undefined), child, file_);
   YAML::Node folded(YAML::NodeType::Undefined);
-  for (auto it = node_.begin(); it != node_.end(); ++it) {
+  for (auto it = node.begin(); it != node.end(); ++it) {
     const auto entry = *it;  // one proxy per entry; the key's text lives in the document
     const std::string& k = entry.first.Scalar();
     if (k == key) return Field(entry.second, child, file_);
@@ -186,18 +230,10 @@ Field Field::member(std::string_view key) const {
 std::vector<std::pair<std::string, Field>> Field::entries() const {
   std::vector<std::pair<std::string, Field>> out;
   if (!is_map()) return out;
-  auto child = [&](const std::string& k) { return path_.empty() ? k : path_ + "." + k; };
-  if (json_) {
-    const JsonDocument::Index* members = json_->children(value_);
-    out.reserve(json_->size(value_));
-    for (std::size_t i = 0; i < json_->size(value_); ++i)
-      out.emplace_back(std::string(json_->key(members[i])), json_child(members[i], {}));
-    return out;
-  }
-  for (auto it = node_.begin(); it != node_.end(); ++it) {
-    std::string k = it->first.Scalar();
-    out.emplace_back(k, Field(it->second, child(k), file_));
-  }
+  if (json_) out.reserve(json_->size(value_));
+  for_each_entry([&](std::string_view key, Field value) {
+    out.emplace_back(std::string(key), std::move(value));
+  });
   return out;
 }
 
@@ -210,15 +246,14 @@ void Field::for_each_member(
   if (!is_map()) return;
   if (json_) {
     const JsonDocument::Index* members = json_->children(value_);
-    for (std::size_t i = 0; i < json_->size(value_); ++i) {
-      visit(json_->key(members[i]), json_child(members[i], {}),
-            Field(json_, members[i], path_, true));
-    }
+    for (std::size_t i = 0; i < json_->size(value_); ++i)
+      visit(json_->key(members[i]), json_child(members[i]), Field(json_, members[i], true));
     return;
   }
-  for (auto it = node_.begin(); it != node_.end(); ++it) {
+  const std::string& path = yaml_->path;
+  for (auto it = yaml_->node.begin(); it != yaml_->node.end(); ++it) {
     const std::string k = it->first.Scalar();
-    const std::string child = path_.empty() ? k : path_ + "." + k;
+    const std::string child = path.empty() ? k : path + "." + k;
     visit(k, Field(it->second, child, file_), Field(it->first, child, file_));
   }
 }
@@ -236,28 +271,29 @@ std::vector<Field> Field::unknown_members(std::initializer_list<std::string_view
     const JsonDocument::Index* members = json_->children(value_);
     for (std::size_t i = 0; i < json_->size(value_); ++i) {
       const std::string_view k = json_->key(members[i]);
-      if (!is_known(k)) unknown.emplace_back(json_, members[i], path_, true);
+      if (!is_known(k)) unknown.emplace_back(json_, members[i], true);
     }
     return unknown;
   }
-  for (auto it = node_.begin(); it != node_.end(); ++it) {
+  const std::string& path = yaml_->path;
+  for (auto it = yaml_->node.begin(); it != yaml_->node.end(); ++it) {
     const std::string k = it->first.Scalar();
-    if (!is_known(k)) unknown.emplace_back(it->first, path_.empty() ? k : path_ + "." + k, file_);
+    if (!is_known(k)) unknown.emplace_back(it->first, path.empty() ? k : path + "." + k, file_);
   }
   return unknown;
 }
 
 std::size_t Field::size() const {
   if (json_) return value_ == kMissing ? 0 : json_->size(value_);
-  return node_.size();
+  return yaml_->node.size();
 }
 
 Field Field::item(std::size_t i) const {
   if (json_) {
-    if (is_sequence() && i < size()) return json_child(json_->children(value_)[i], {});
+    if (is_sequence() && i < size()) return json_child(json_->children(value_)[i]);
     return json_child(kMissing, "[" + std::to_string(i) + "]");
   }
-  return Field(node_[i], path_ + "[" + std::to_string(i) + "]", file_);
+  return Field(yaml_->node[i], yaml_->path + "[" + std::to_string(i) + "]", file_);
 }
 
 std::vector<Field> Field::items() const {
@@ -332,12 +368,26 @@ WholeText whole_number_as_written(std::string_view text, double value) {
 }
 
 std::string Field::string() const {
-  if (!is_scalar() || (json_ && !quoted())) fail("expected a string, got " + describe());
+  if (!is_scalar() || (json_ && !quoted())) fail_not_string();
   return scalar();
 }
 
+void Field::fail_not_string() const { fail("expected a string, got " + describe()); }
+
 std::optional<std::string> Field::optional_string() const {
   if (is_null()) return std::nullopt;
+  return string();
+}
+
+std::string Field::string_or(std::string_view fallback) const {
+  if (json_) {
+    if (value_ == kMissing) return std::string(fallback);
+    const JsonDocument::Kind kind = json_->kind(value_);
+    if (kind == JsonDocument::Kind::kString) return std::string(json_->text(value_));
+    if (kind == JsonDocument::Kind::kNull) return std::string(fallback);
+    fail_not_string();
+  }
+  if (is_null()) return std::string(fallback);
   return string();
 }
 
@@ -354,7 +404,7 @@ ParsedText::ParsedText(std::string_view text, const std::string& file, Diagnosti
     : file_(&file) {
   if (looks_like_json(text)) {
     json_ = std::make_unique<JsonDocument>(text, file, diagnostics);
-    documents_.emplace_back(json_.get(), json_->root(), "");
+    documents_.emplace_back(json_.get(), json_->root());
     return;
   }
   const std::vector<YAML::Node> docs = parse_documents(text, file);

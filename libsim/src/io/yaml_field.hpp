@@ -6,17 +6,17 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "json_document.hpp"
 #include "sim/core/error.hpp"
 
 namespace sim::io {
-
-class JsonDocument;
 
 /// A value of an input document with its field path and source position: a node of a YAML
 /// document (yaml-cpp), or a value of a JsonDocument (JSON inputs, read by nlohmann_json). Both
@@ -24,25 +24,20 @@ class JsonDocument;
 class Field {
  public:
   Field(YAML::Node node, std::string path, const std::string* file)
-      : node_(std::move(node)), path_(std::move(path)), file_(file) {}
-  /// Value `value` of `doc` (which must outlive the Field); `path` is the document's own path
-  /// (documents[i], or "" for the whole input); below it, paths are built only when asked for.
-  /// `of_key` stands for the value's key (unknown_members), which only has a position.
-  Field(const JsonDocument* doc, std::uint32_t value, std::string path, bool of_key = false);
-  Field(const Field&) = default;
-  // yaml-cpp's Node::operator= writes into the node it refers to (the document!); a Field must
-  // rebind instead, or sorting Fields would rewrite the parsed objects.
-  Field& operator=(const Field& other) {
-    node_.reset(other.node_);
-    path_ = other.path_;
-    file_ = other.file_;
-    json_ = other.json_;
-    value_ = other.value_;
-    of_key_ = other.of_key_;
-    missing_parent_ = other.missing_parent_;
-    missing_ = other.missing_;
-    return *this;
-  }
+      : file_(file), yaml_(std::in_place, std::move(node), std::move(path)) {}
+  /// Value `value` of `doc` (which must outlive the Field), a whole input; paths below it are
+  /// built only when asked for. `of_key` stands for the value's key (unknown_members), which only
+  /// has a position.
+  Field(const JsonDocument* doc, std::uint32_t value, bool of_key = false);
+  // Copies are cheap for JSON values (a snapshot's readers make millions): no YAML node, no path
+  // text unless the value is missing. yaml-cpp's Node::operator= writes into the node it refers
+  // to (the document!); a Field rebinds instead, or sorting Fields would rewrite the parsed
+  // objects.
+  Field(const Field& other) = default;
+  Field(Field&& other) = default;
+  Field& operator=(const Field& other) { return rebind(other); }
+  Field& operator=(Field&& other) { return rebind(std::move(other)); }
+  ~Field() = default;
 
   /// The field path, e.g. `queues[2].resourceShare.gpu.deserved`.
   std::string path() const;
@@ -56,6 +51,9 @@ class Field {
   bool is_scalar() const;
   /// A scalar's text as written (a string's value; "" for null, a list or an object).
   std::string scalar() const;
+  /// The same without a copy, for JSON values (valid while the document lives); YAML values copy
+  /// into `buffer` and view it.
+  std::string_view scalar_view(std::string& buffer) const;
 
   /// Throws InputError naming this field.
   [[noreturn]] void fail(const std::string& detail) const;
@@ -69,6 +67,10 @@ class Field {
   /// not a map); `key_field` has the key's position, for warnings.
   void for_each_member(
       const std::function<void(std::string_view, const Field&, const Field&)>& visit) const;
+  /// Calls `visit(key, value)` for each member of a map in document order (none when not a map).
+  /// The key is a view, valid during the call.
+  template <typename Visit>
+  void for_each_entry(Visit&& visit) const;
   /// Whether a document key names a field: equal ignoring ASCII case, as Go's decoder matches.
   static bool same_key(std::string_view key, std::string_view field);
   /// Keys of this map that are not in `known` (compared ignoring case), for warnings.
@@ -88,25 +90,79 @@ class Field {
   /// A string (in YAML any scalar; in JSON a string, as Go decodes into a string field).
   std::string string() const;
   std::optional<std::string> optional_string() const;
+  /// optional_string().value_or(fallback), without the copies.
+  std::string string_or(std::string_view fallback) const;
   /// A one-line rendering of the value for messages, e.g. `"abc"` or `[...]`.
   std::string describe() const;
 
  private:
   static constexpr std::uint32_t kMissing = 0xFFFFFFFFu;
+  struct Yaml {
+    YAML::Node node;
+    std::string path;  // the whole path
+  };
+  // JSON, a member or item that is not there: the rest of the path from the nearest value that
+  // is (".key" or "[i]" parts), in place when short: readers ask for many members a document
+  // leaves out, and most are never named in a message.
+  class MissingPath {
+   public:
+    MissingPath() = default;
+    void assign(std::string_view a, std::string_view b);
+    void assign_member(std::string_view key);  // "." + key
+    std::string_view view() const {
+      return long_ ? std::string_view(*long_) : std::string_view(short_, size_);
+    }
+
+   private:
+    static constexpr std::size_t kShort = 38;
+    std::uint8_t size_ = 0;
+    char short_[kShort] = {};
+    std::shared_ptr<const std::string> long_;
+  };
   bool quoted() const;  // a string written in quotes (YAML) or a JSON string
-  // A JSON Field below `this` (its path is the document's, built when asked for).
-  Field json_child(std::uint32_t value, std::string missing) const;
-  YAML::Node node_;
-  std::string path_;  // YAML: the whole path; JSON: the document's path
+  // A JSON Field below `this`: the value, or when it is missing (kMissing) the part of the path
+  // that names it.
+  Field json_child(std::uint32_t value, std::string_view missing = {}) const;
+  template <typename Other>
+  Field& rebind(Other&& other) {
+    if (this == &other) return *this;
+    file_ = other.file_;
+    json_ = other.json_;
+    value_ = other.value_;
+    of_key_ = other.of_key_;
+    missing_parent_ = other.missing_parent_;
+    missing_ = std::forward<Other>(other).missing_;
+    yaml_.reset();
+    if (other.yaml_) yaml_.emplace(std::forward<Other>(other).yaml_.value());
+    return *this;
+  }
+  [[noreturn]] void fail_not_string() const;
+
   const std::string* file_;
   const JsonDocument* json_ = nullptr;
   std::uint32_t value_ = kMissing;
-  bool of_key_ = false;
-  // JSON, a member or item that is not there: the nearest value that is, and the rest of the
-  // path from it (".key" or "[i]" parts).
   std::uint32_t missing_parent_ = kMissing;
-  std::string missing_;
+  bool of_key_ = false;
+  MissingPath missing_;
+  std::optional<Yaml> yaml_;  // YAML values only
 };
+
+template <typename Visit>
+void Field::for_each_entry(Visit&& visit) const {
+  if (json_) {
+    if (!is_map()) return;
+    const JsonDocument::Index* members = json_->children(value_);
+    for (std::size_t i = 0, n = json_->size(value_); i < n; ++i)
+      visit(json_->key(members[i]), json_child(members[i]));
+    return;
+  }
+  if (!yaml_->node.IsMap()) return;
+  for (auto it = yaml_->node.begin(); it != yaml_->node.end(); ++it) {
+    const std::string k = it->first.Scalar();
+    visit(std::string_view(k),
+          Field(it->second, yaml_->path.empty() ? k : yaml_->path + "." + k, file_));
+  }
+}
 
 /// One input text parsed: JSON (looks_like_json: it starts with `{` or `[`) through
 /// nlohmann_json, anything else as a stream of YAML documents. Owns what its Fields refer to;
