@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "json_document.hpp"
@@ -98,6 +99,8 @@ class Field {
  private:
   static constexpr std::uint32_t kMissing = 0xFFFFFFFFu;
   struct Yaml {
+    // A constructor, not an aggregate: clang 14 (the fuzz build) cannot emplace an aggregate.
+    Yaml(YAML::Node n, std::string p) : node(std::move(n)), path(std::move(p)) {}
     YAML::Node node;
     std::string path;  // the whole path
   };
