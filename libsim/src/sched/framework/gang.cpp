@@ -438,22 +438,17 @@ int plain_min_available_state(const Session& ssn, const JobView& job) {
 
 }  // namespace
 
-// Elastic's job order asks at every heap comparison; a view's memo keeps the answer while no pod
-// has changed (the session's status epoch).
+// Elastic's job order asks at every heap comparison; the view's memo, where it has one, keeps the
+// answer while its pods and their statuses stay as they were.
 int min_available_state(const Session& ssn, const JobView& job) {
-  AllocationMemo* m = job.allocation_memo.get();
-  if (m == nullptr) return plain_min_available_state(ssn, job);
-  if (m->min_state_epoch == ssn.status_epoch() && m->min_state_session == &ssn &&
-      m->min_state_groups == job.groups.get() && m->min_state_pods == job.tasks.size()) {
-    SIM_ASSERT(m->min_state == plain_min_available_state(ssn, job));
-    return m->min_state;
+  if (!job.allocation_memo) return plain_min_available_state(ssn, job);
+  AllocationMemo& memo = current_allocation_memo(ssn, job);
+  if (!memo.min_state) {
+    memo.min_state = plain_min_available_state(ssn, job);
+  } else {
+    SIM_ASSERT(*memo.min_state == plain_min_available_state(ssn, job));
   }
-  m->min_state = plain_min_available_state(ssn, job);
-  m->min_state_session = &ssn;
-  m->min_state_groups = job.groups.get();
-  m->min_state_pods = job.tasks.size();
-  m->min_state_epoch = ssn.status_epoch();
-  return m->min_state;
+  return *memo.min_state;
 }
 
 JobView partial_view(const Session& ssn, JobId job, std::vector<TaskId> tasks) {

@@ -66,24 +66,31 @@ bool memo_holds(const Session& ssn, const JobView& job, AllocationMemo& m) {
 
 }  // namespace
 
-ResourceVec tasks_to_allocate_quantities(const Session& ssn, const JobView& job) {
-  if (job.allocation_memo && memo_holds(ssn, job, *job.allocation_memo)) {
-    SIM_ASSERT(
-        (job.allocation_memo->quantities == plain_tasks_to_allocate_quantities(ssn, job)).all());
-    return job.allocation_memo->quantities;
-  }
-  // A stale memo is refilled in place, so every copy of the view sees the new one.
+AllocationMemo& current_allocation_memo(const Session& ssn, const JobView& job) {
   if (!job.allocation_memo) job.allocation_memo = std::make_shared<AllocationMemo>();
-  AllocationMemo* memo = job.allocation_memo.get();
-  memo->session = &ssn;
-  memo->groups = job.groups.get();
-  memo->tasks = job.tasks;
-  memo->states.clear();
-  memo->states.reserve(job.tasks.size());
-  for (TaskId t : job.tasks) memo->states.push_back(memo_state(ssn.state.tasks[t]));
-  memo->quantities = plain_tasks_to_allocate_quantities(ssn, job);
-  memo->epoch = ssn.status_epoch();
-  return memo->quantities;
+  AllocationMemo& memo = *job.allocation_memo;
+  if (memo_holds(ssn, job, memo)) return memo;
+  // A stale memo is refilled in place, so every copy of the view sees the new one.
+  memo.session = &ssn;
+  memo.groups = job.groups.get();
+  memo.tasks = job.tasks;
+  memo.states.clear();
+  memo.states.reserve(job.tasks.size());
+  for (TaskId t : job.tasks) memo.states.push_back(memo_state(ssn.state.tasks[t]));
+  memo.epoch = ssn.status_epoch();
+  memo.quantities.reset();
+  memo.min_state.reset();
+  return memo;
+}
+
+ResourceVec tasks_to_allocate_quantities(const Session& ssn, const JobView& job) {
+  AllocationMemo& memo = current_allocation_memo(ssn, job);
+  if (!memo.quantities) {
+    memo.quantities = plain_tasks_to_allocate_quantities(ssn, job);
+  } else {
+    SIM_ASSERT((*memo.quantities == plain_tasks_to_allocate_quantities(ssn, job)).all());
+  }
+  return *memo.quantities;
 }
 
 }  // namespace sim::sched

@@ -74,14 +74,23 @@ ResourceVec allocatable_of(const QueueShares& q) {
   return v;
 }
 
-double dominant_share(const QueueShares& q, const ResourceVec& allocated,
-                      const ResourceVec& total) {
+// What each resource's allocation is divided by in a dominant share: the queue's allocatable
+// amount, or the cluster's total where the queue is unlimited.
+ResourceVec share_divisors(const QueueShares& q, const ResourceVec& total) {
+  ResourceVec d = ResourceVec::Zero();
+  for (Resource r : kQuotaResources) {
+    const double allocatable = q[r].allocatable();
+    at(d, r) = allocatable == kUnlimited ? at(total, r) : allocatable;
+  }
+  return d;
+}
+
+double dominant_share(const ResourceVec& divisor, const ResourceVec& allocated) {
   double dominant = 0;
   for (Resource r : kQuotaResources) {
-    double allocatable = q[r].allocatable();
-    if (allocatable == kUnlimited) allocatable = at(total, r);
+    const double d = at(divisor, r);
     const double a = at(allocated, r);
-    const double value = allocatable == 0 ? a * kNoFairShareDrfMultiplier : a / allocatable;
+    const double value = d == 0 ? a * kNoFairShareDrfMultiplier : a / d;
     dominant = std::max(dominant, value);
   }
   return dominant;
@@ -188,23 +197,9 @@ QueueOrderFacts queue_order_facts(const QueueShares& q, const ResourceVec& total
   f.allocated = allocated_of(q);
   f.deserved = deserved_of(q);
   f.allocatable = allocatable_of(q);
-  for (Resource r : kQuotaResources) {
-    at(f.divisor, r) = at(f.allocatable, r) == kUnlimited ? at(total, r) : at(f.allocatable, r);
-  }
-  f.plain = dominant_share(q, f.allocated, total);
+  f.divisor = share_divisors(q, total);
+  f.plain = dominant_share(f.divisor, f.allocated);
   return f;
-}
-
-// dominant_share with the divisors of the facts: the same operations on the same numbers.
-double dominant_share(const QueueOrderFacts& f, const ResourceVec& allocated) {
-  double dominant = 0;
-  for (Resource r : kQuotaResources) {
-    const double divisor = at(f.divisor, r);
-    const double a = at(allocated, r);
-    const double value = divisor == 0 ? a * kNoFairShareDrfMultiplier : a / divisor;
-    dominant = std::max(dominant, value);
-  }
-  return dominant;
 }
 
 // GetQueueOrderResult: negative = `left` first, positive = `right` first (never 0).
@@ -239,7 +234,7 @@ int queue_order(const Session& ssn, const Shares& queues, const QueueOrderFacts&
                             const std::vector<const JobView*>& victims) {
     ResourceVec a = f.allocated + init;
     for (const JobView* v : victims) a -= job_allocated(ssn, *v);
-    return dominant_share(f, a);
+    return dominant_share(f.divisor, a);
   };
   const double l_share = share_with_job(l_facts, l_init, left_victims);
   const double r_share = share_with_job(r_facts, r_init, right_victims);
@@ -531,7 +526,7 @@ void ProportionPlugin::on_session_open(Session& ssn) {
 const QueueOrderFacts& ProportionPlugin::facts(QueueId q) {
   QueueOrderFacts& f = order_facts_[q.index()];
   if (!f.valid) f = queue_order_facts(queues[q], total);
-  SIM_ASSERT(f.plain == dominant_share(queues[q], allocated_of(queues[q]), total));
+  SIM_ASSERT(f.plain == dominant_share(share_divisors(queues[q], total), allocated_of(queues[q])));
   return f;
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "sim/core/resource_vec.hpp"
@@ -14,25 +15,22 @@
 
 namespace sim::sched {
 
-/// What tasks_to_allocate_quantities (job_order.hpp) worked out for a view, with everything it
-/// read that can change within a session: the view's pods and tree, and each pod's status. The
-/// job orders ask for it at every heap comparison, mostly of views that have not changed.
-/// The views that share a memo (copies of one view, full views of one job) hold the same pods.
+/// What the job orders worked out for a view (tasks_to_allocate_quantities in job_order.hpp,
+/// min_available_state in gang.hpp), keyed by everything they read that can change within a
+/// session: the view's pods and tree, and each pod's status. The job orders ask at every heap
+/// comparison, mostly of views that have not changed. The views that share a memo (copies of one
+/// view, full views of one job) hold the same pods.
 struct AllocationMemo {
   const void* session = nullptr;
   const model::SubGroupTree* groups = nullptr;
   std::vector<TaskId> tasks;
   std::vector<std::uint8_t> states;  ///< per pod: status, and 0x80 when virtual
-  ResourceVec quantities = ResourceVec::Zero();
   /// The session's status epoch when the memo was last found to hold: at that same epoch no pod
   /// has changed, so it holds without reading the pods again.
   std::uint64_t epoch = 0;
-  /// min_available_state of the view (its pods and tree), at min_state_epoch of that session.
-  const void* min_state_session = nullptr;
-  const model::SubGroupTree* min_state_groups = nullptr;
-  std::size_t min_state_pods = 0;
-  std::uint64_t min_state_epoch = 0;
-  int min_state = 0;
+  /// The answers for that key, each worked out when first asked for.
+  std::optional<ResourceVec> quantities;
+  std::optional<int> min_state;
 };
 
 /// The view's pods in the session's task order (task_before reads only what a session does not
