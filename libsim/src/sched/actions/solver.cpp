@@ -137,9 +137,16 @@ class ScenarioBuilder {
       : ssn_(ssn), victims_(std::move(victims)), feasible_(feasible) {
     std::vector<TaskId> pending = tasks_to_allocate(ssn, preemptor, false);
     if (!pending.empty()) {
-      scenario_ = std::make_unique<Scenario>(ssn, preemptor, pending, recorded);
-      for (const JobView& j : recorded) recorded_set_.insert(j.tasks.begin(), j.tasks.end());
-      filter_ = std::make_unique<IdleGpusFilter>(ssn, pending);
+      auto setup = std::make_shared<ProbeSetup>();
+      setup->preemptor = preemptor;
+      setup->pending = std::move(pending);
+      setup->recorded_jobs = recorded;
+      for (const JobView& j : recorded) {
+        setup->recorded_tasks.insert(setup->recorded_tasks.end(), j.tasks.begin(), j.tasks.end());
+        recorded_set_.insert(j.tasks.begin(), j.tasks.end());
+      }
+      scenario_ = std::make_unique<Scenario>(ssn, std::move(setup));
+      filter_ = std::make_unique<IdleGpusFilter>(ssn, scenario_->pending);
       topology_filter_ = std::make_unique<TopologyGpusFilter>(ssn, preemptor);
       if (!topology_filter_->active()) topology_filter_.reset();
       for (TaskId t : scenario_->recorded_tasks) add_to_filters(t, true);
@@ -305,7 +312,7 @@ struct ScenarioBuilder::Emitter {
       next_k = std::min(k + dk, sorted.size());
       dk *= 2;
     }
-    auto sub = std::make_unique<Scenario>(ssn, base.preemptor, base.pending, base.recorded_jobs);
+    auto sub = std::make_unique<Scenario>(ssn, base.setup);
     for (std::size_t bi : picked) sub->add_potential(ssn, batches[bi]);
     return sub;
   }
@@ -366,7 +373,7 @@ std::vector<std::unique_ptr<Scenario>> node_local_scenarios(const Session& ssn,
     for (TaskId t : victims) key.push_back(ssn.state.tasks[t].uid);
     std::sort(key.begin(), key.end());
     if (!seen.insert(key).second) continue;
-    auto sn = std::make_unique<Scenario>(ssn, base.preemptor, base.pending, base.recorded_jobs);
+    auto sn = std::make_unique<Scenario>(ssn, base.setup);
     // addPotentialVictimsGroupedByJob: jobs in first-appearance order.
     std::vector<JobId> order;
     std::map<JobId, std::vector<TaskId>> grouped;

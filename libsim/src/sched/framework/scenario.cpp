@@ -4,17 +4,27 @@
 
 namespace sim::sched {
 
-Scenario::Scenario(const Session& ssn, JobView preemptor_view, std::vector<TaskId> pending_tasks,
-                   std::vector<JobView> recorded)
-    : preemptor(std::move(preemptor_view)),
-      pending(std::move(pending_tasks)),
-      recorded_jobs(std::move(recorded)) {
-  for (const JobView& job : recorded_jobs) {
-    if (job.tasks.empty()) continue;
-    add_group(ssn, job.tasks);
-    recorded_tasks.insert(recorded_tasks.end(), job.tasks.begin(), job.tasks.end());
+Scenario::Scenario(const Session& ssn, std::shared_ptr<const ProbeSetup> probe)
+    : setup(std::move(probe)),
+      preemptor(setup->preemptor),
+      pending(setup->pending),
+      recorded_tasks(setup->recorded_tasks) {
+  for (const JobView& job : setup->recorded_jobs) {
+    if (!job.tasks.empty()) add_group(ssn, job.tasks);
   }
 }
+
+// The references point into the shared setup, which the copy shares too.
+Scenario::Scenario(const Scenario& other)
+    : setup(other.setup),
+      preemptor(setup->preemptor),
+      pending(setup->pending),
+      recorded_tasks(setup->recorded_tasks),
+      potential(other.potential),
+      victims(other.victims),
+      slices(other.slices),
+      potential_jobs_by_node(other.potential_jobs_by_node),
+      victim_index(other.victim_index) {}
 
 void Scenario::add_group(const Session& ssn, const std::vector<TaskId>& tasks) {
   const JobId job = ssn.state.tasks[tasks.front()].job;

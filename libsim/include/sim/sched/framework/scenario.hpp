@@ -4,6 +4,7 @@
 // scenario validators and the plugins' ScenarioValidatorFns judge.
 
 #include <map>
+#include <memory>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -12,12 +13,21 @@
 
 namespace sim::sched {
 
-struct Scenario {
+/// What every scenario of one probe shares, made once per probe: the partial preemptor, its pods
+/// to place and the victims of the last solved probe.
+struct ProbeSetup {
   JobView preemptor;                   ///< the probe's partial job
   std::vector<TaskId> pending;         ///< the pods to place
   std::vector<JobView> recorded_jobs;  ///< victims of the last solved probe (forced in)
-  std::vector<TaskId> recorded_tasks;
-  std::vector<TaskId> potential;  ///< victims added by this scenario, in order
+  std::vector<TaskId> recorded_tasks;  ///< their pods, job after job
+};
+
+struct Scenario {
+  std::shared_ptr<const ProbeSetup> setup;
+  const JobView& preemptor;                   ///< setup's
+  const std::vector<TaskId>& pending;         ///< setup's
+  const std::vector<TaskId>& recorded_tasks;  ///< setup's
+  std::vector<TaskId> potential;              ///< victims added by this scenario, in order
   /// Victim pods per job, in order of appearance (recorded and potential).
   std::vector<std::pair<JobId, std::vector<TaskId>>> victims;
   /// Slices ("task groups") of each victim job, at the job's position in `victims`.
@@ -25,8 +35,10 @@ struct Scenario {
   std::map<NodeId, std::vector<JobId>> potential_jobs_by_node;
   std::unordered_map<JobId, std::size_t> victim_index;  ///< position of a job in `victims`
 
-  Scenario(const Session& ssn, JobView preemptor, std::vector<TaskId> pending,
-           std::vector<JobView> recorded);
+  /// A scenario of the probe's recorded victims only.
+  Scenario(const Session& ssn, std::shared_ptr<const ProbeSetup> setup);
+  Scenario(const Scenario& other);
+  Scenario& operator=(const Scenario&) = delete;
   void add_potential(const Session& ssn, const std::vector<TaskId>& tasks);
   /// The slices of victim job `job` (which must be a victim).
   const std::vector<std::vector<TaskId>>& groups_of(JobId job) const {
