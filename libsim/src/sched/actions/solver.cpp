@@ -443,6 +443,8 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
     if (!ssn_.state.tasks[t].node.valid()) return result;
   }
   auto stmt = std::make_unique<Statement>(ssn_);
+  // The victims' evictions, the pending pods' placements, each maybe undone when discarded.
+  stmt->reserve(2 * (all_victims.size() + sc.pending.size()));
   const JobId beneficiary = sc.preemptor.id;
   // Every entry is its own copy of the pod (recorded victims are clones from an earlier probe),
   // each with the status the pod had as the scenario began.

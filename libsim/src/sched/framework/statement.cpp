@@ -17,11 +17,32 @@ void Statement::set_virtual(model::Task& task, bool virtual_status) {
 }
 
 bool Statement::valid(std::size_t index) const {
-  // An operation is undone if an UNDO record names it and that record is itself still valid.
+  // An operation is undone if an UNDO record names it and the first such record is itself still
+  // valid (records are appended, so the first is the one at the lowest position).
+  const std::size_t u = ops_[index].first_undo;
+  SIM_ASSERT(u == [&] {
+    for (std::size_t r = 0; r < ops_.size(); ++r) {
+      if (ops_[r].kind == Kind::UNDO && ops_[r].undone_index == index) return r;
+    }
+    return kNoUndo;
+  }());
+  return u == kNoUndo || !valid(u);
+}
+
+void Statement::record_undo(std::size_t index) {
+  Op record{Kind::UNDO, ops_[index].task};
+  record.undone_index = index;
+  if (ops_[index].first_undo == kNoUndo) ops_[index].first_undo = ops_.size();
+  ops_.push_back(std::move(record));
+}
+
+void Statement::find_undo_records() {
+  for (Op& op : ops_) op.first_undo = kNoUndo;
   for (std::size_t u = 0; u < ops_.size(); ++u) {
-    if (ops_[u].kind == Kind::UNDO && ops_[u].undone_index == index) return !valid(u);
+    if (ops_[u].kind != Kind::UNDO || ops_[u].undone_index >= ops_.size()) continue;
+    std::size_t& first = ops_[ops_[u].undone_index].first_undo;
+    if (first == kNoUndo) first = u;
   }
-  return true;
 }
 
 void Statement::declare_copy(TaskId task, int object, TaskStatus status) {
@@ -214,11 +235,13 @@ void Statement::reverse(const Op& op) {
 
 void Statement::undo(std::size_t index) {
   if (!valid(index)) return;
-  const Op op = ops_[index];
-  reverse(op);
-  Op record{Kind::UNDO, op.task};
-  record.undone_index = index;
-  ops_.push_back(std::move(record));
+  if (ops_[index].kind == Kind::UNDO) {
+    const Op op = ops_[index];  // redoing appends to the log, which may move its records
+    reverse(op);
+  } else {
+    reverse(ops_[index]);  // unevict, unpipeline and unallocate append nothing
+  }
+  record_undo(index);
 }
 
 void Statement::rollback(std::size_t checkpoint) {
@@ -226,6 +249,7 @@ void Statement::rollback(std::size_t checkpoint) {
   const std::size_t end = ops_.size();
   for (std::size_t i = end; i-- > checkpoint;) undo(i);
   ops_.erase(ops_.begin() + static_cast<std::ptrdiff_t>(checkpoint), ops_.end());
+  find_undo_records();
 }
 
 void Statement::discard() {
@@ -250,6 +274,7 @@ void Statement::convert_all_allocated_to_pipelined(JobId job) {
       kept.push_back(std::move(op));
   }
   ops_ = std::move(kept);
+  find_undo_records();
 }
 
 void Statement::commit() {

@@ -21,6 +21,9 @@ class Statement {
   explicit Statement(Session& session) : ssn_(session) {}
 
   std::size_t checkpoint() const { return ops_.size(); }
+  /// Room for `operations` log records (each operation and each undo is one), so the log does
+  /// not move its records as it grows.
+  void reserve(std::size_t operations) { ops_.reserve(operations); }
   void rollback(std::size_t checkpoint);
   void discard();
   /// Applies the valid operations in log order: evictions and pipelines become decisions,
@@ -75,10 +78,17 @@ class Statement {
     std::string reason;
     JobId beneficiary = JobId::invalid();
     std::size_t undone_index = 0;  ///< for UNDO
-    int object = 0;                ///< for EVICT: the copy of the pod that was evicted
+    /// The first UNDO record that names this one (kNoUndo: none), which decides valid().
+    std::size_t first_undo = kNoUndo;
+    int object = 0;  ///< for EVICT: the copy of the pod that was evicted
   };
 
+  static constexpr std::size_t kNoUndo = static_cast<std::size_t>(-1);
   bool valid(std::size_t index) const;
+  /// Appends an UNDO record of operation `index`.
+  void record_undo(std::size_t index);
+  /// first_undo of every record again, after records were dropped from the log.
+  void find_undo_records();
   void undo(std::size_t index);
   void reverse(const Op& op);
   void unevict(const Op& op);
