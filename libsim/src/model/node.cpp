@@ -235,7 +235,12 @@ bool Node::add_task(Task& task) {
   set_accepted(task);
   auto [slot, added] = tasks.try_emplace(task.id);  // one lookup; the record is filled in place
   if (!added) return false;
-  NodeTaskRecord& rec = slot->second;
+  put_on(slot->second, task);
+  return true;
+}
+
+// Fills every field of `rec` from `task` and adds it to the node's sums.
+void Node::put_on(NodeTaskRecord& rec, const Task& task) {
   rec.status = task.status;
   rec.shared = task.is_shared_gpu_allocation();
   rec.gpu_groups = task.gpu_groups;
@@ -266,7 +271,6 @@ bool Node::add_task(Task& task) {
   rec.numa_placement = task.devices->numa_placement;
   rec.legacy_mig = task.legacy_mig;
   if (rec.legacy_mig) ++legacy_mig_tasks;
-  return true;
 }
 
 bool Node::remove_task(TaskId id) {
@@ -274,6 +278,12 @@ bool Node::remove_task(TaskId id) {
   if (it == tasks.end()) return false;
   const NodeTaskRecord rec = std::move(it->second);
   tasks.erase(it);
+  take_off(rec);
+  return true;
+}
+
+// Takes what put_on added for `rec` off the node's sums (no sum reads the books themselves).
+void Node::take_off(const NodeTaskRecord& rec) {
   if (rec.legacy_mig) --legacy_mig_tasks;
   used -= rec.tracked;
   switch (rec.status) {
@@ -294,12 +304,24 @@ bool Node::remove_task(TaskId id) {
   if (rec.shared) {
     for (const std::string& group : rec.gpu_groups) remove_shared(rec, group);
   }
-  return true;
 }
 
+// remove_task then add_task, with the record rewritten where it stands instead of erased from the
+// sorted books and inserted again: the same sums in the same order.
 void Node::update_task(Task& task) {
-  remove_task(task.id);
-  add_task(task);
+  auto it = tasks.find(task.id);
+  if (it == tasks.end()) {
+    add_task(task);
+    return;
+  }
+  NodeTaskRecord& rec = it->second;
+  take_off(rec);
+  set_accepted(task);
+  // What put_on sets only after the shared-GPU sums, as a new record has it.
+  rec.scalars = {};
+  rec.numa_placement.clear();
+  rec.legacy_mig = false;
+  put_on(rec, task);
 }
 
 void Node::add_shared(const NodeTaskRecord& rec, const std::string& group) {

@@ -115,7 +115,7 @@ class Node {
   void set_accepted(Task& task) const;
   /// Removes what `add_task` added for this task. Returns false if it is not here.
   bool remove_task(TaskId id);
-  /// Remove then add again (status or groups changed).
+  /// As remove_task then add_task (status or groups changed), the record rewritten in place.
   void update_task(Task& task);
 
   /// GetNumberOfGPUsInNode: label nvidia.com/gpu.count if present, else allocatable GPUs.
@@ -161,6 +161,8 @@ class Node {
 
  private:
   mutable std::int8_t mig_enabled_ = -1;  // is_mig_enabled(); -1 until asked
+  void put_on(NodeTaskRecord& rec, const Task& task);
+  void take_off(const NodeTaskRecord& rec);
   void add_shared(const NodeTaskRecord& rec, const std::string& group);
   void remove_shared(const NodeTaskRecord& rec, const std::string& group);
   bool is_pipelined_to_releasing_gpu(std::int64_t memory, const std::string& group) const;

@@ -54,12 +54,9 @@ void run_consolidation(Session& ssn) {
       });
     };
     auto validator = [&ssn](const Scenario& sc) {
-      for (const auto& [j, tasks] : sc.victims) {
-        for (TaskId t : tasks) {
-          if (ssn.state.tasks[t].status == model::TaskStatus::RELEASING) return false;
-        }
-      }
-      return true;
+      return std::none_of(sc.raw_tasks.begin(), sc.raw_tasks.end(), [&ssn](TaskId t) {
+        return ssn.state.tasks[t].status == model::TaskStatus::RELEASING;
+      });
     };
     JobSolver solver(ssn, feasible_nodes(ssn, job), validator, victims);
     SolveResult result = solver.solve(job);

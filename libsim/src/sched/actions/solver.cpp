@@ -242,17 +242,18 @@ struct ScenarioBuilder::Emitter {
       if (task.node.valid()) recorded_freed[task.node] += gpus_quota_accepted(task);
     }
     // Batches: one per victim slice (group) in order of first appearance.
-    std::map<std::pair<JobId, std::size_t>, std::size_t> group_to_batch;
+    std::map<std::pair<JobId, std::uint32_t>, std::size_t> group_to_batch;
     std::map<NodeId, std::size_t> first_seen;
     for (std::size_t idx = 0; idx < base.potential.size(); ++idx) {
       const TaskId t = base.potential[idx];
       const model::Task& task = ssn.state.tasks[t];
-      const auto& groups = base.groups_of(task.job);
-      std::size_t gi = 0;
-      for (; gi < groups.size(); ++gi) {
-        if (std::find(groups[gi].begin(), groups[gi].end(), t) != groups[gi].end()) break;
-      }
-      auto [it, inserted] = group_to_batch.try_emplace({task.job, gi}, batches.size());
+      std::uint32_t slice = VictimSlice::kNone;  // the job's first slice holding the pod
+      base.for_each_slice(task.job, [&](std::uint32_t index, const VictimSlice& v) {
+        if (!base.slice_holds(v, t)) return false;
+        slice = index;
+        return true;
+      });
+      auto [it, inserted] = group_to_batch.try_emplace({task.job, slice}, batches.size());
       if (inserted) batches.emplace_back();
       batches[it->second].push_back(t);
       if (!task.node.valid()) continue;
@@ -346,7 +347,11 @@ std::vector<TaskId> victims_from_node(const Session& ssn, const Scenario& sc, No
             [&](JobId a, JobId b) { return ssn.state.jobs[a].name < ssn.state.jobs[b].name; });
   std::vector<TaskId> tasks;
   for (JobId j : jobs) {
-    for (const auto& group : sc.groups_of(j)) tasks.insert(tasks.end(), group.begin(), group.end());
+    sc.for_each_slice(j, [&](std::uint32_t, const VictimSlice& slice) {
+      tasks.insert(tasks.end(), sc.slice_tasks.begin() + slice.begin,
+                   sc.slice_tasks.begin() + slice.end);
+      return false;
+    });
   }
   return tasks;
 }
@@ -458,7 +463,8 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
   std::vector<NodeId> added;
   for (TaskId t : all_victims) {
     const NodeId n = ssn_.state.tasks[t].node;
-    if (n.valid() && std::find(feasible.begin(), feasible.end(), n) == feasible.end()) {
+    if (n.valid() && !in_feasible_[n.index()]) {
+      in_feasible_[n.index()] = 1;
       feasible.push_back(n);
       added.push_back(n);
     }
@@ -508,17 +514,21 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
         result.victim_tasks.insert(result.victim_tasks.end(), moved.begin(), moved.end());
       }
       // Victim job representatives: the slices the victims came from.
-      std::set<std::pair<JobId, std::size_t>> taken;
+      std::set<std::uint32_t> taken;
       for (TaskId t : result.victim_tasks) {
         const JobId j = ssn_.state.tasks[t].job;
-        const auto& groups = sc.groups_of(j);
-        for (std::size_t g = 0; g < groups.size(); ++g) {
-          if (std::find(groups[g].begin(), groups[g].end(), t) == groups[g].end()) continue;
-          if (taken.insert({j, g}).second) {
-            result.victim_jobs.push_back(JobView{j, groups[g], ssn_.state.jobs[j].groups, {}, {}});
+        sc.for_each_slice(j, [&](std::uint32_t s, const VictimSlice& slice) {
+          if (!sc.slice_holds(slice, t)) return false;
+          if (taken.insert(s).second) {
+            result.victim_jobs.push_back(
+                JobView{j,
+                        {sc.slice_tasks.begin() + slice.begin, sc.slice_tasks.begin() + slice.end},
+                        ssn_.state.jobs[j].groups,
+                        {},
+                        {}});
           }
-          break;
-        }
+          return true;
+        });
       }
       result.statement = std::move(stmt);
       return result;
@@ -528,7 +538,10 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
     stmt->discard();
     return result;
   }
-  for (NodeId n : added) feasible.erase(std::find(feasible.begin(), feasible.end(), n));
+  for (NodeId n : added) {
+    in_feasible_[n.index()] = 0;
+    feasible.erase(std::find(feasible.begin(), feasible.end(), n));
+  }
   stmt->discard();
   return result;
 }
@@ -552,10 +565,14 @@ JobSolver::Probe JobSolver::probe(const JobView& job, const std::vector<TaskId>&
   tasks_to_allocate_quantities(ssn_, partial);
 
   std::vector<NodeId> feasible = feasible_;
+  in_feasible_.assign(ssn_.state.nodes.size(), 0);
+  for (NodeId n : feasible) in_feasible_[n.index()] = 1;
   for (TaskId t : recorded_tasks) {
     const NodeId n = ssn_.state.tasks[t].node;
-    if (n.valid() && std::find(feasible.begin(), feasible.end(), n) == feasible.end())
+    if (n.valid() && !in_feasible_[n.index()]) {
+      in_feasible_[n.index()] = 1;
       feasible.push_back(n);
+    }
   }
   ScenarioBuilder builder(ssn_, partial, recorded_jobs, victims.cursor(), feasible);
   if (generator == kNodeLocalGreedy) {

@@ -21,29 +21,39 @@ Scenario::Scenario(const Scenario& other)
       pending(setup->pending),
       recorded_tasks(setup->recorded_tasks),
       potential(other.potential),
-      victims(other.victims),
       slices(other.slices),
-      potential_jobs_by_node(other.potential_jobs_by_node),
-      victim_index(other.victim_index) {}
+      slice_tasks(other.slice_tasks),
+      raw_tasks(other.raw_tasks),
+      victim_jobs(other.victim_jobs),
+      victim_index(other.victim_index),
+      potential_jobs_by_node(other.potential_jobs_by_node) {}
 
 void Scenario::add_group(const Session& ssn, const std::vector<TaskId>& tasks) {
   const JobId job = ssn.state.tasks[tasks.front()].job;
+  const auto slice_index = static_cast<std::uint32_t>(slices.size());
+  VictimSlice& slice = slices.emplace_back();
+  slice.job = job;
   // A slice is a job clone (CloneWithTasks), which holds each pod once; the victim lists keep
   // every occurrence (KAI: actions/common/solvers/scenario/base_scenario.go
   // appendTasksAsVictimJob).
-  std::vector<TaskId> slice;
+  slice.begin = static_cast<std::uint32_t>(slice_tasks.size());
   for (TaskId t : tasks) {
-    if (std::find(slice.begin(), slice.end(), t) == slice.end()) slice.push_back(t);
+    const auto first = slice_tasks.begin() + slice.begin;
+    if (std::find(first, slice_tasks.end(), t) == slice_tasks.end()) slice_tasks.push_back(t);
   }
-  auto [it, inserted] = victim_index.try_emplace(job, victims.size());
+  slice.end = static_cast<std::uint32_t>(slice_tasks.size());
+  slice.raw_begin = static_cast<std::uint32_t>(raw_tasks.size());
+  raw_tasks.insert(raw_tasks.end(), tasks.begin(), tasks.end());
+  slice.raw_end = static_cast<std::uint32_t>(raw_tasks.size());
+  auto [it, inserted] =
+      victim_index.try_emplace(job, static_cast<std::uint32_t>(victim_jobs.size()));
   if (inserted) {
-    victims.emplace_back(job, tasks);
-    slices.emplace_back();
+    victim_jobs.push_back({job, slice_index, slice_index});
   } else {
-    auto& list = victims[it->second].second;
-    list.insert(list.end(), tasks.begin(), tasks.end());
+    VictimJob& v = victim_jobs[it->second];
+    slices[v.last].next = slice_index;
+    v.last = slice_index;
   }
-  slices[it->second].push_back(std::move(slice));
 }
 
 void Scenario::add_potential(const Session& ssn, const std::vector<TaskId>& tasks) {
@@ -55,6 +65,24 @@ void Scenario::add_potential(const Session& ssn, const std::vector<TaskId>& task
     auto& jobs = potential_jobs_by_node[task.node];
     if (std::find(jobs.begin(), jobs.end(), task.job) == jobs.end()) jobs.push_back(task.job);
   }
+}
+
+bool Scenario::slice_holds(const VictimSlice& s, TaskId t) const {
+  const auto first = slice_tasks.begin() + s.begin, last = slice_tasks.begin() + s.end;
+  return std::find(first, last, t) != last;
+}
+
+std::vector<std::pair<JobId, std::vector<TaskId>>> Scenario::victims() const {
+  std::vector<std::pair<JobId, std::vector<TaskId>>> out;
+  out.reserve(victim_jobs.size());
+  for (const VictimJob& v : victim_jobs) {
+    std::vector<TaskId>& tasks = out.emplace_back(v.job, std::vector<TaskId>{}).second;
+    for (std::uint32_t s = v.first; s != VictimSlice::kNone; s = slices[s].next) {
+      tasks.insert(tasks.end(), raw_tasks.begin() + slices[s].raw_begin,
+                   raw_tasks.begin() + slices[s].raw_end);
+    }
+  }
+  return out;
 }
 
 }  // namespace sim::sched

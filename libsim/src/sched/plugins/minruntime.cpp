@@ -55,7 +55,7 @@ bool min_runtime_protected(const Session& ssn, JobId victim, JobId preemptor, bo
 // The victims of a PodSet may not take its active-used pods (Releasing ones included) below its
 // minimum; PodSets without victims are not checked.
 bool scenario_valid(const Session& ssn, const Scenario& sc, bool reclaim) {
-  for (const auto& [job, tasks] : sc.victims) {
+  for (const auto& [job, tasks] : sc.victims()) {
     if (!is_elastic(ssn, job) || !min_runtime_protected(ssn, job, sc.preemptor.id, reclaim))
       continue;
     const JobView view = full_view(ssn, job);

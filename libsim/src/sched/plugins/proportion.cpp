@@ -515,7 +515,7 @@ void ProportionPlugin::on_session_open(Session& ssn) {
     ResourceVec request = ResourceVec::Zero();
     for (TaskId t : sc.pending)
       request += request_quantities(s.state.tasks[t], s.state.min_node_gpu_memory_mib);
-    return reclaim_scenario_valid(s, at_solution_start_, sc.preemptor, request, sc.victims);
+    return reclaim_scenario_valid(s, at_solution_start_, sc.preemptor, request, sc.victims());
   });
   h.invariants.push_back(
       [this](const Session& s, const InvariantContext& context, std::vector<std::string>& out) {

@@ -60,6 +60,7 @@ class JobSolver {
   std::vector<JobView> victim_views_;        ///< jobs_to_allocate's views of the other victim jobs
   std::vector<JobId> order_ids_;             ///< jobs_to_allocate's scratch
   std::vector<const JobView*> order_views_;  ///< jobs_to_allocate's answer
+  std::vector<char> in_feasible_;            ///< per node: in the current probe's feasible list
   ScenarioValidator validator_;
   VictimQueueFactory victims_;
 };

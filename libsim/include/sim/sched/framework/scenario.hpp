@@ -3,6 +3,7 @@
 // actions/common/solvers/scenario/base_scenario.go, by_node_scenario.go): what the actions'
 // scenario validators and the plugins' ScenarioValidatorFns judge.
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <unordered_map>
@@ -22,28 +23,55 @@ struct ProbeSetup {
   std::vector<TaskId> recorded_tasks;  ///< their pods, job after job
 };
 
+/// A victim slice ("task group"): a job clone (CloneWithTasks) holding each of its pods once.
+/// Slices sit in one array and their pods in another, linked job by job, so a scenario grows
+/// without a vector per slice (the searches make and drop tens of thousands of them).
+struct VictimSlice {
+  static constexpr std::uint32_t kNone = UINT32_MAX;
+  JobId job;
+  std::uint32_t begin = 0, end = 0;          ///< its pods in `slice_tasks`, each once
+  std::uint32_t raw_begin = 0, raw_end = 0;  ///< as added, repeats kept, in `raw_tasks`
+  std::uint32_t next = kNone;                ///< the job's next slice
+};
+
 struct Scenario {
   std::shared_ptr<const ProbeSetup> setup;
   const JobView& preemptor;                   ///< setup's
   const std::vector<TaskId>& pending;         ///< setup's
   const std::vector<TaskId>& recorded_tasks;  ///< setup's
   std::vector<TaskId> potential;              ///< victims added by this scenario, in order
-  /// Victim pods per job, in order of appearance (recorded and potential).
-  std::vector<std::pair<JobId, std::vector<TaskId>>> victims;
-  /// Slices ("task groups") of each victim job, at the job's position in `victims`.
-  std::vector<std::vector<std::vector<TaskId>>> slices;
+  std::vector<VictimSlice> slices;            ///< recorded and potential, in order of addition
+  std::vector<TaskId> slice_tasks;            ///< the slices' pods
+  std::vector<TaskId> raw_tasks;              ///< the slices' pods as added
+  /// Victim jobs in order of appearance, each with its first and last slice.
+  struct VictimJob {
+    JobId job;
+    std::uint32_t first, last;
+  };
+  std::vector<VictimJob> victim_jobs;
+  std::unordered_map<JobId, std::uint32_t> victim_index;  ///< position of a job in `victim_jobs`
   std::map<NodeId, std::vector<JobId>> potential_jobs_by_node;
-  std::unordered_map<JobId, std::size_t> victim_index;  ///< position of a job in `victims`
 
   /// A scenario of the probe's recorded victims only.
   Scenario(const Session& ssn, std::shared_ptr<const ProbeSetup> setup);
   Scenario(const Scenario& other);
   Scenario& operator=(const Scenario&) = delete;
   void add_potential(const Session& ssn, const std::vector<TaskId>& tasks);
-  /// The slices of victim job `job` (which must be a victim).
-  const std::vector<std::vector<TaskId>>& groups_of(JobId job) const {
-    return slices[victim_index.at(job)];
+
+  /// Calls `fn(slice_index, slice)` for each slice of victim job `job` (which must be a victim),
+  /// in order; stops early when `fn` returns true.
+  template <typename Fn>
+  void for_each_slice(JobId job, Fn&& fn) const {
+    for (std::uint32_t s = victim_jobs[victim_index.at(job)].first; s != VictimSlice::kNone;
+         s = slices[s].next) {
+      if (fn(s, slices[s])) return;
+    }
   }
+  /// Whether slice `s` holds pod `t`.
+  bool slice_holds(const VictimSlice& s, TaskId t) const;
+  /// Victim pods per job, in order of appearance, every occurrence kept (KAI's victim lists, for
+  /// the validators; made on demand).
+  std::vector<std::pair<JobId, std::vector<TaskId>>> victims() const;
 
  private:
   void add_group(const Session& ssn, const std::vector<TaskId>& tasks);
