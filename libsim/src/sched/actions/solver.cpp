@@ -1,6 +1,7 @@
 #include "sim/sched/actions/solver.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <set>
 #include <sstream>
 #include <unordered_set>
@@ -69,18 +70,25 @@ class IdleGpusFilter {
     order_.insert(std::move(entry));
   }
 
+  // First fit of the pending demand, largest first, into the nodes with the most capacity, at
+  // most one node per pod. The nodes are read from the order only as far as the fit gets (it
+  // usually needs a few of them): the same answer as over all of the top ones.
   bool passes() const {
     if (asserts_fail_) return true;
+    if (uniform_) return passes_uniform();
     std::vector<std::pair<std::size_t, double>>& used = used_;  // top nodes, what was placed
     used.clear();
-    for (auto it = order_.begin(); it != order_.end() && used.size() < required_.size(); ++it) {
-      used.emplace_back(it->second, 0.0);
-    }
-    if (uniform_) return passes_uniform(used);
+    auto next = order_.begin();
     for (double need : required_) {
       if (need == 0) return true;
       bool matched = false;
-      for (auto& [node, taken] : used) {
+      for (std::size_t i = 0;; ++i) {
+        if (i == used.size()) {
+          if (used.size() == required_.size() || next == order_.end()) break;
+          used.emplace_back(next->second, 0.0);
+          ++next;
+        }
+        auto& [node, taken] = used[i];
         const double cap = capacity_[node];
         if (cap < need) break;
         if (cap - taken >= need) {
@@ -98,13 +106,16 @@ class IdleGpusFilter {
   // passes() when every pod needs the same: a node that cannot take one more never can later,
   // so first fit fills the nodes one after another (the same additions, node by node), in time
   // linear in the pods instead of quadratic.
-  bool passes_uniform(std::vector<std::pair<std::size_t, double>>& used) const {
+  bool passes_uniform() const {
     const double need = required_.front();
     if (need == 0) return true;
     std::size_t left = required_.size();
-    for (auto& [node, taken] : used) {
-      const double cap = capacity_[node];
+    std::size_t visited = 0;
+    for (auto it = order_.begin(); it != order_.end() && visited < required_.size();
+         ++it, ++visited) {
+      const double cap = capacity_[it->second];
       if (cap < need) return false;
+      double taken = 0;
       while (left > 0 && cap - taken >= need) {
         taken += need;
         --left;
@@ -236,14 +247,16 @@ struct ScenarioBuilder::Emitter {
       demand += q;
       if (min_task < 0 || q < min_task) min_task = q;
     }
-    std::map<NodeId, double> recorded_freed;
+    // Per node (by index): GPUs the recorded victims free, first potential victim, capacity.
+    const std::size_t nodes = ssn.state.nodes.size();
+    std::vector<double> recorded_freed(nodes, 0.0);
     for (TaskId t : base.recorded_tasks) {
       const model::Task& task = ssn.state.tasks[t];
-      if (task.node.valid()) recorded_freed[task.node] += gpus_quota_accepted(task);
+      if (task.node.valid()) recorded_freed[task.node.index()] += gpus_quota_accepted(task);
     }
     // Batches: one per victim slice (group) in order of first appearance.
     std::map<std::pair<JobId, std::uint32_t>, std::size_t> group_to_batch;
-    std::map<NodeId, std::size_t> first_seen;
+    std::vector<std::size_t> first_seen(nodes, SIZE_MAX);
     for (std::size_t idx = 0; idx < base.potential.size(); ++idx) {
       const TaskId t = base.potential[idx];
       const model::Task& task = ssn.state.tasks[t];
@@ -257,32 +270,32 @@ struct ScenarioBuilder::Emitter {
       if (inserted) batches.emplace_back();
       batches[it->second].push_back(t);
       if (!task.node.valid()) continue;
-      first_seen.try_emplace(task.node, idx);
+      if (first_seen[task.node.index()] == SIZE_MAX) first_seen[task.node.index()] = idx;
       auto& list = node_batches[task.node];
       if (std::find(list.begin(), list.end(), it->second) == list.end()) list.push_back(it->second);
     }
-    std::map<NodeId, double> cap;
+    std::vector<double> cap(nodes, 0.0);
     for (const auto& [node, idxs] : node_batches) {
-      double c = recorded_freed[node] + node_free_gpus(ssn.state.nodes[node]);
+      double c = recorded_freed[node.index()] + node_free_gpus(ssn.state.nodes[node]);
       for (std::size_t bi : idxs) {
         for (TaskId t : batches[bi]) {
           if (ssn.state.tasks[t].node == node) c += gpus_quota_accepted(ssn.state.tasks[t]);
         }
       }
-      cap[node] = c;
+      cap[node.index()] = c;
     }
     for (const auto& [node, idxs] : node_batches) {
-      if (min_task > 0 && cap[node] < min_task) continue;
+      if (min_task > 0 && cap[node.index()] < min_task) continue;
       sorted.push_back(node);
     }
     std::sort(sorted.begin(), sorted.end(), [&](NodeId a, NodeId b) {
-      if (cap[a] != cap[b]) return cap[a] < cap[b];
-      return first_seen[a] < first_seen[b];
+      if (cap[a.index()] != cap[b.index()]) return cap[a.index()] < cap[b.index()];
+      return first_seen[a.index()] < first_seen[b.index()];
     });
     double baseline = 0;
     for (NodeId n : feasible) {
       if (node_batches.contains(n)) continue;
-      baseline += node_free_gpus(ssn.state.nodes[n]) + recorded_freed[n];
+      baseline += node_free_gpus(ssn.state.nodes[n]) + recorded_freed[n.index()];
     }
     const double remaining = std::max(0.0, demand - baseline);
     next_k = sorted.size() + 1;
@@ -291,7 +304,7 @@ struct ScenarioBuilder::Emitter {
     } else {
       double cumulative = 0;
       for (std::size_t i = 0; i < sorted.size(); ++i) {
-        cumulative += cap[sorted[i]];
+        cumulative += cap[sorted[i].index()];
         if (cumulative >= remaining) {
           next_k = i + 1;
           break;
