@@ -260,12 +260,7 @@ struct ScenarioBuilder::Emitter {
     for (std::size_t idx = 0; idx < base.potential.size(); ++idx) {
       const TaskId t = base.potential[idx];
       const model::Task& task = ssn.state.tasks[t];
-      std::uint32_t slice = VictimSlice::kNone;  // the job's first slice holding the pod
-      base.for_each_slice(task.job, [&](std::uint32_t index, const VictimSlice& v) {
-        if (!base.slice_holds(v, t)) return false;
-        slice = index;
-        return true;
-      });
+      const std::uint32_t slice = base.slice_of(task.job, t);
       auto [it, inserted] = group_to_batch.try_emplace({task.job, slice}, batches.size());
       if (inserted) batches.emplace_back();
       batches[it->second].push_back(t);
@@ -361,8 +356,8 @@ std::vector<TaskId> victims_from_node(const Session& ssn, const Scenario& sc, No
   std::vector<TaskId> tasks;
   for (JobId j : jobs) {
     sc.for_each_slice(j, [&](std::uint32_t, const VictimSlice& slice) {
-      tasks.insert(tasks.end(), sc.slice_tasks.begin() + slice.begin,
-                   sc.slice_tasks.begin() + slice.end);
+      const std::span<const TaskId> pods = sc.pods(slice);
+      tasks.insert(tasks.end(), pods.begin(), pods.end());
       return false;
     });
   }
@@ -530,18 +525,11 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
       std::set<std::uint32_t> taken;
       for (TaskId t : result.victim_tasks) {
         const JobId j = ssn_.state.tasks[t].job;
-        sc.for_each_slice(j, [&](std::uint32_t s, const VictimSlice& slice) {
-          if (!sc.slice_holds(slice, t)) return false;
-          if (taken.insert(s).second) {
-            result.victim_jobs.push_back(
-                JobView{j,
-                        {sc.slice_tasks.begin() + slice.begin, sc.slice_tasks.begin() + slice.end},
-                        ssn_.state.jobs[j].groups,
-                        {},
-                        {}});
-          }
-          return true;
-        });
+        const std::uint32_t s = sc.slice_of(j, t);
+        if (s == VictimSlice::kNone || !taken.insert(s).second) continue;
+        const std::span<const TaskId> pods = sc.pods(sc.slices[s]);
+        result.victim_jobs.push_back(
+            JobView{j, {pods.begin(), pods.end()}, ssn_.state.jobs[j].groups, {}, {}});
       }
       result.statement = std::move(stmt);
       return result;

@@ -67,9 +67,15 @@ void Scenario::add_potential(const Session& ssn, const std::vector<TaskId>& task
   }
 }
 
-bool Scenario::slice_holds(const VictimSlice& s, TaskId t) const {
-  const auto first = slice_tasks.begin() + s.begin, last = slice_tasks.begin() + s.end;
-  return std::find(first, last, t) != last;
+std::uint32_t Scenario::slice_of(JobId job, TaskId t) const {
+  std::uint32_t found = VictimSlice::kNone;
+  for_each_slice(job, [&](std::uint32_t index, const VictimSlice& s) {
+    const std::span<const TaskId> p = pods(s);
+    if (std::find(p.begin(), p.end(), t) == p.end()) return false;
+    found = index;
+    return true;
+  });
+  return found;
 }
 
 std::vector<std::pair<JobId, std::vector<TaskId>>> Scenario::victims() const {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <span>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -67,8 +68,12 @@ struct Scenario {
       if (fn(s, slices[s])) return;
     }
   }
-  /// Whether slice `s` holds pod `t`.
-  bool slice_holds(const VictimSlice& s, TaskId t) const;
+  /// The first slice of victim job `job` that holds pod `t`, or VictimSlice::kNone.
+  std::uint32_t slice_of(JobId job, TaskId t) const;
+  /// A slice's pods, each once.
+  std::span<const TaskId> pods(const VictimSlice& s) const {
+    return {slice_tasks.data() + s.begin, slice_tasks.data() + s.end};
+  }
   /// Victim pods per job, in order of appearance, every occurrence kept (KAI's victim lists, for
   /// the validators; made on demand).
   std::vector<std::pair<JobId, std::vector<TaskId>>> victims() const;
