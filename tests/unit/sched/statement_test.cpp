@@ -3,6 +3,8 @@
 #include "sim/sched/framework/statement.hpp"
 
 #include <catch2/catch.hpp>
+#include <stdexcept>
+#include <utility>
 
 #include "sim/io/snapshot.hpp"
 #include "sim/sched/cycle.hpp"
@@ -128,4 +130,34 @@ TEST_CASE("two copies of one pod evicted: each keeps its own status", "[sched][s
   CHECK_FALSE(fingerprint(ssn) == evicted);
   stmt.discard();
   CHECK(fingerprint(ssn) == before);
+}
+
+TEST_CASE("copies numbered in any order keep their own statuses", "[sched][statement]") {
+  // The solver numbers copies 1, 2, ...; any other numbering is searched for instead of indexed.
+  // Each copy answers with its own status whichever numbering it was declared in.
+  sim::Diagnostics d;
+  sim::model::ClusterState state = sim::io::load_snapshot({{kCluster, "state.yaml"}}, {}, d);
+  using sim::model::TaskStatus;
+  for (const auto& objects : {std::pair{1, 2}, std::pair{7, 3}}) {
+    sim::sched::Session ssn = sim::sched::open_session(state);
+    const Fingerprint before = fingerprint(ssn);
+    const sim::TaskId running(0);
+    const auto [first, second] = objects;
+    sim::sched::Statement stmt(ssn);
+    stmt.declare_copy(running, first, TaskStatus::RUNNING);
+    stmt.declare_copy(running, second, TaskStatus::RUNNING);
+    stmt.evict(running, "reclaim", sim::JobId(1), first);
+    CHECK(stmt.copy_status(running, first) == TaskStatus::RELEASING);
+    CHECK(stmt.copy_status(running, second) == TaskStatus::RUNNING);
+    CHECK(stmt.copy_status(running, 0) == TaskStatus::RUNNING);  // the session's own copy
+    const std::size_t cp = stmt.checkpoint();
+    stmt.evict(running, "reclaim", sim::JobId(1), second);
+    CHECK(stmt.copy_status(running, first) == TaskStatus::RELEASING);
+    CHECK(stmt.copy_status(running, second) == TaskStatus::RELEASING);
+    stmt.rollback(cp);
+    CHECK(stmt.copy_status(running, second) == TaskStatus::RUNNING);
+    CHECK_THROWS_AS(stmt.copy_status(running, 5), std::out_of_range);  // never declared
+    stmt.discard();
+    CHECK(fingerprint(ssn) == before);
+  }
 }

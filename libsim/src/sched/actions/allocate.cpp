@@ -48,11 +48,12 @@ bool allocate_task_to_node(Session& ssn, Statement& stmt, TaskId task_id, NodeId
   return true;
 }
 
-// `misses` (when given) counts why each node refused the task, for the typed reason.
+// `reasons` and `misses` (when given) say why the task was refused, for its fit error; the
+// victim search's virtual placements record none and word none.
 bool allocate_task(Session& ssn, Statement& stmt, const std::vector<NodeId>& nodes, TaskId task,
-                   bool pipeline_only, std::vector<std::string>& reasons, NodeMisses* misses) {
+                   bool pipeline_only, std::vector<std::string>* reasons, NodeMisses* misses) {
   if (std::string why = ssn.pre_predicate(ssn.state.tasks[task]); !why.empty()) {
-    reasons.push_back(std::move(why));
+    if (reasons) reasons->push_back(std::move(why));
     return false;
   }
   NodeOrder order = ordered_nodes(ssn, task, nodes);
@@ -60,9 +61,10 @@ bool allocate_task(Session& ssn, Statement& stmt, const std::vector<NodeId>& nod
     // summarize() words the first kWordedReasons reasons and counts the rest: those are not
     // worded (an empty entry each), which is most of the time of a pod that fits nowhere.
     std::string why;
-    if (!fitting_node(ssn, task, node, reasons.size() < kWordedReasons ? &why : nullptr)) {
+    const bool worded = reasons && reasons->size() < kWordedReasons;
+    if (!fitting_node(ssn, task, node, worded ? &why : nullptr)) {
       if (misses) misses->note(ssn, task, node);
-      reasons.push_back(std::move(why));
+      if (reasons) reasons->push_back(std::move(why));
       continue;
     }
     if (allocate_task_to_node(ssn, stmt, task, node, pipeline_only)) return true;
@@ -194,7 +196,7 @@ class JobPlacement {
   bool place_task(TaskId id, std::size_t index, const std::vector<NodeId>& nodes) {
     std::vector<std::string> reasons;
     NodeMisses misses;
-    if (allocate_task(ssn_, stmt_, nodes, id, pipeline_only_, reasons,
+    if (allocate_task(ssn_, stmt_, nodes, id, pipeline_only_, pipeline_only_ ? nullptr : &reasons,
                       pipeline_only_ ? nullptr : &misses))
       return true;
     if (!pipeline_only_) {

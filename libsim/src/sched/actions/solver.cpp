@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <unordered_set>
 
 #include "sim/sched/actions/actions.hpp"
@@ -230,14 +232,28 @@ class ScenarioBuilder {
 
 // subScenarioEmitter: evict every slice on the K nodes that free the most GPUs cheaply, K growing.
 struct ScenarioBuilder::Emitter {
+  static constexpr std::uint32_t kNone = UINT32_MAX;
   Session& ssn;
   const Scenario& base;
   std::vector<NodeId> sorted;
-  std::map<NodeId, std::vector<std::size_t>> node_batches;
+  /// Each node's batches, linked in order of first appearance: the node's first link (by node
+  /// index; kNone: none) and the links. Arrays rather than maps: an emitter is made for every
+  /// accumulated scenario that passes the filters.
+  std::vector<std::uint32_t> first_link;
+  struct Link {
+    std::uint32_t batch, next;
+  };
+  std::vector<Link> links;
   std::vector<std::vector<TaskId>> batches;
   std::size_t next_k = 0;
   std::size_t dk = 1;
   bool done = false;
+
+  template <typename Fn>
+  void for_each_batch(NodeId node, Fn&& fn) const {
+    for (std::uint32_t l = first_link[node.index()]; l != kNone; l = links[l].next)
+      fn(links[l].batch);
+  }
 
   Emitter(Session& s, const Scenario& outer, const std::vector<NodeId>& feasible)
       : ssn(s), base(outer) {
@@ -254,42 +270,57 @@ struct ScenarioBuilder::Emitter {
       const model::Task& task = ssn.state.tasks[t];
       if (task.node.valid()) recorded_freed[task.node.index()] += gpus_quota_accepted(task);
     }
-    // Batches: one per victim slice (group) in order of first appearance.
-    std::map<std::pair<JobId, std::uint32_t>, std::size_t> group_to_batch;
+    // Batches: one per victim slice (group) in order of first appearance. A slice index names
+    // its job too; a pod in no slice of its job (none is) would get a batch per job.
+    std::vector<std::uint32_t> batch_of_slice(base.slices.size(), kNone);
+    std::map<JobId, std::uint32_t> batch_of_sliceless;
     std::vector<std::size_t> first_seen(nodes, SIZE_MAX);
+    std::vector<NodeId> touched;  // nodes with a batch
+    first_link.assign(nodes, kNone);
     for (std::size_t idx = 0; idx < base.potential.size(); ++idx) {
       const TaskId t = base.potential[idx];
       const model::Task& task = ssn.state.tasks[t];
       const std::uint32_t slice = base.slice_of(task.job, t);
-      auto [it, inserted] = group_to_batch.try_emplace({task.job, slice}, batches.size());
-      if (inserted) batches.emplace_back();
-      batches[it->second].push_back(t);
+      std::uint32_t& b = slice == VictimSlice::kNone
+                             ? batch_of_sliceless.try_emplace(task.job, kNone).first->second
+                             : batch_of_slice[slice];
+      if (b == kNone) {
+        b = static_cast<std::uint32_t>(batches.size());
+        batches.emplace_back();
+      }
+      batches[b].push_back(t);
       if (!task.node.valid()) continue;
       if (first_seen[task.node.index()] == SIZE_MAX) first_seen[task.node.index()] = idx;
-      auto& list = node_batches[task.node];
-      if (std::find(list.begin(), list.end(), it->second) == list.end()) list.push_back(it->second);
+      std::uint32_t* link = &first_link[task.node.index()];
+      if (*link == kNone) touched.push_back(task.node);
+      while (*link != kNone && links[*link].batch != b) link = &links[*link].next;
+      if (*link == kNone) {
+        *link = static_cast<std::uint32_t>(links.size());
+        links.push_back({b, kNone});
+      }
     }
     std::vector<double> cap(nodes, 0.0);
-    for (const auto& [node, idxs] : node_batches) {
+    for (NodeId node : touched) {
       double c = recorded_freed[node.index()] + node_free_gpus(ssn.state.nodes[node]);
-      for (std::size_t bi : idxs) {
+      for_each_batch(node, [&](std::uint32_t bi) {
         for (TaskId t : batches[bi]) {
           if (ssn.state.tasks[t].node == node) c += gpus_quota_accepted(ssn.state.tasks[t]);
         }
-      }
+      });
       cap[node.index()] = c;
     }
-    for (const auto& [node, idxs] : node_batches) {
+    for (NodeId node : touched) {
       if (min_task > 0 && cap[node.index()] < min_task) continue;
       sorted.push_back(node);
     }
+    // A total order (first_seen differs between nodes), so the order of `touched` is immaterial.
     std::sort(sorted.begin(), sorted.end(), [&](NodeId a, NodeId b) {
       if (cap[a.index()] != cap[b.index()]) return cap[a.index()] < cap[b.index()];
       return first_seen[a.index()] < first_seen[b.index()];
     });
     double baseline = 0;
     for (NodeId n : feasible) {
-      if (node_batches.contains(n)) continue;
+      if (first_link[n.index()] != kNone) continue;
       baseline += node_free_gpus(ssn.state.nodes[n]) + recorded_freed[n.index()];
     }
     const double remaining = std::max(0.0, demand - baseline);
@@ -311,10 +342,11 @@ struct ScenarioBuilder::Emitter {
   std::unique_ptr<Scenario> next() {
     if (next_k > sorted.size()) return nullptr;
     const std::size_t k = next_k;
-    std::set<std::size_t> picked;
-    for (std::size_t i = 0; i < k; ++i) {
-      for (std::size_t bi : node_batches[sorted[i]]) picked.insert(bi);
-    }
+    std::vector<std::uint32_t> picked;  // batch indices, ascending, each once
+    for (std::size_t i = 0; i < k; ++i)
+      for_each_batch(sorted[i], [&](std::uint32_t bi) { picked.push_back(bi); });
+    std::sort(picked.begin(), picked.end());
+    picked.erase(std::unique(picked.begin(), picked.end()), picked.end());
     if (k >= sorted.size()) {
       next_k = sorted.size() + 1;
     } else {
@@ -322,7 +354,7 @@ struct ScenarioBuilder::Emitter {
       dk *= 2;
     }
     auto sub = std::make_unique<Scenario>(ssn, base.setup);
-    for (std::size_t bi : picked) sub->add_potential(ssn, batches[bi]);
+    for (std::uint32_t bi : picked) sub->add_potential(ssn, batches[bi]);
     return sub;
   }
 };
@@ -348,9 +380,8 @@ std::unique_ptr<Scenario> ScenarioBuilder::next_for_gang(bool advance_first) {
 
 // VictimsTasksFromNodes: every slice of every victim job with a potential pod on `node`.
 std::vector<TaskId> victims_from_node(const Session& ssn, const Scenario& sc, NodeId node) {
-  auto it = sc.potential_jobs_by_node.find(node);
-  if (it == sc.potential_jobs_by_node.end()) return {};
-  std::vector<JobId> jobs(it->second.begin(), it->second.end());
+  std::vector<JobId> jobs = sc.potential_jobs_on(node);
+  if (jobs.empty()) return {};
   std::sort(jobs.begin(), jobs.end(),
             [&](JobId a, JobId b) { return ssn.state.jobs[a].name < ssn.state.jobs[b].name; });
   std::vector<TaskId> tasks;
@@ -373,19 +404,28 @@ std::vector<std::unique_ptr<Scenario>> node_local_scenarios(const Session& ssn,
     return out;
   }
   const JobId latest = ssn.state.tasks[base.potential.back()].job;
-  std::set<std::string> node_names;
+  // The job's nodes in name order, each once (node names are unique).
+  std::vector<NodeId> nodes;
   for (TaskId t : ssn.state.jobs[latest].tasks) {
     const model::Task& task = ssn.state.tasks[t];
-    if (task.node.valid()) node_names.insert(ssn.state.nodes[task.node].name);
+    if (task.node.valid()) nodes.push_back(task.node);
   }
-  std::set<std::vector<std::string>> seen;
-  for (const std::string& name : node_names) {
-    std::vector<TaskId> victims = victims_from_node(ssn, base, ssn.state.find_node(name));
+  auto name_of = [&](NodeId n) -> const std::string& { return ssn.state.nodes[n].name; };
+  std::sort(nodes.begin(), nodes.end(),
+            [&](NodeId a, NodeId b) { return name_of(a) < name_of(b); });
+  nodes.erase(std::unique(nodes.begin(), nodes.end(),
+                          [&](NodeId a, NodeId b) { return name_of(a) == name_of(b); }),
+              nodes.end());
+  // The pods' uids are views into the session's tasks, which outlive this.
+  std::set<std::vector<std::string_view>> seen;
+  for (NodeId node : nodes) {
+    std::vector<TaskId> victims = victims_from_node(ssn, base, ssn.state.find_node(name_of(node)));
     if (victims.empty()) continue;
-    std::vector<std::string> key;
-    for (TaskId t : victims) key.push_back(ssn.state.tasks[t].uid);
+    std::vector<std::string_view> key;
+    key.reserve(victims.size());
+    for (TaskId t : victims) key.emplace_back(ssn.state.tasks[t].uid);
     std::sort(key.begin(), key.end());
-    if (!seen.insert(key).second) continue;
+    if (!seen.insert(std::move(key)).second) continue;
     auto sn = std::make_unique<Scenario>(ssn, base.setup);
     // addPotentialVictimsGroupedByJob: jobs in first-appearance order.
     std::vector<JobId> order;
@@ -410,11 +450,22 @@ JobSolver::JobSolver(Session& ssn, std::vector<NodeId> feasible_nodes, ScenarioV
       validator_(std::move(validator)),
       victims_(std::move(victims)) {}
 
+const JobView& JobSolver::victim_view(JobId job) {
+  auto job_at = [&](std::uint32_t p) { return victim_views_[p].id.value(); };
+  std::uint32_t p = victim_view_index_.find(job.value(), job_at);
+  if (p == PositionIndex::kNone) {
+    p = static_cast<std::uint32_t>(victim_views_.size());
+    victim_view_index_.insert(job.value(), p, job_at);
+    victim_views_.push_back(full_view(ssn_, job));
+  }
+  return victim_views_[p];
+}
+
 // GetJobsToAllocate's jobs in the order kaisim pushes them (KAI walks a map: PodGroup name order
 // is one it can take): the victims' jobs, every job with a pending pod and the preemptor (its
 // partial view), each once. The pending jobs' views are the solve's own, pushed borrowed.
-const std::vector<const JobView*>& JobSolver::jobs_to_allocate(const JobView& preemptor,
-                                                               const std::set<JobId>& victim_jobs) {
+const std::vector<const JobView*>& JobSolver::jobs_to_allocate(
+    const JobView& preemptor, const std::vector<JobId>& victim_jobs) {
   std::vector<JobId>& ids = order_ids_;
   ids.assign(victim_jobs.begin(), victim_jobs.end());
   for (const JobView& v : pending_views_) ids.push_back(v.id);
@@ -427,8 +478,6 @@ const std::vector<const JobView*>& JobSolver::jobs_to_allocate(const JobView& pr
               [&](JobId a, JobId b) { return ssn_.state.jobs[a].name < ssn_.state.jobs[b].name; });
   }
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-  victim_views_.clear();
-  victim_views_.reserve(victim_jobs.size());  // the pointers below must stay valid
   std::vector<const JobView*>& out = order_views_;
   out.clear();
   for (JobId j : ids) {
@@ -439,7 +488,7 @@ const std::vector<const JobView*>& JobSolver::jobs_to_allocate(const JobView& pr
     else if (pending != pending_index_.end() && pending->first == j)
       out.push_back(&pending_views_[pending->second]);
     else
-      out.push_back(&victim_views_.emplace_back(full_view(ssn_, j)));
+      out.push_back(&victim_view(j));
   }
   return out;
 }
@@ -480,14 +529,20 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
 
   // GetJobsToAllocate + TryToVirtuallyAllocatePreemptorAndGetVictims: victim jobs and the
   // partial preemptor get one pipeline-only AllocateJob each, in job-queue order.
-  std::set<JobId> victim_jobs;
-  for (TaskId t : all_victims) victim_jobs.insert(ssn_.state.tasks[t].job);
+  std::vector<JobId>& victim_jobs = victim_jobs_;
+  victim_jobs.clear();
+  for (TaskId t : all_victims) victim_jobs.push_back(ssn_.state.tasks[t].job);
+  std::sort(victim_jobs.begin(), victim_jobs.end());
+  victim_jobs.erase(std::unique(victim_jobs.begin(), victim_jobs.end()), victim_jobs.end());
+  auto is_victim_job = [&](JobId j) {
+    return std::binary_search(victim_jobs.begin(), victim_jobs.end(), j);
+  };
   JobQueue order(ssn_, false);
   for (const JobView* view : jobs_to_allocate(sc.preemptor, victim_jobs))
     order.push_borrowed(*view);
   // Only the victims and the preemptor are allocated: once they are all out, the rest of the
   // queue would only be popped and skipped.
-  std::size_t relevant = victim_jobs.size() + (victim_jobs.contains(sc.preemptor.id) ? 0 : 1);
+  std::size_t relevant = victim_jobs.size() + (is_victim_job(sc.preemptor.id) ? 0 : 1);
   bool preemptor_placed = false;
   bool preemptor_failed = false;
   while (relevant > 0 && !order.empty()) {
@@ -500,7 +555,7 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
         break;
       }
       preemptor_placed = true;
-    } else if (victim_jobs.contains(job->id)) {
+    } else if (is_victim_job(job->id)) {
       --relevant;
       allocate_job(ssn_, *stmt, feasible, *job, true);
     }

@@ -315,14 +315,11 @@ bool is_single_pod_set(const JobView& job) {
 std::vector<TaskId> tasks_to_evict(const Session& ssn, const JobView& job, bool& more_left) {
   if (single_pod_set(job)) {  // one surplus pod while above the minimum, else all
     std::vector<TaskId> active = active_reversed(ssn, job, 0);
-    std::vector<TaskId> out;
-    if (static_cast<std::int64_t>(active.size()) > job.groups->pod_sets[0].min_available) {
-      out.push_back(active.front());
-    } else {
-      out = active;
-    }
-    more_left = out.size() < active.size();
-    return out;
+    const std::size_t n = active.size();
+    if (n > 0 && static_cast<std::int64_t>(n) > job.groups->pod_sets[0].min_available)
+      active.resize(1);
+    more_left = active.size() < n;
+    return active;
   }
   const PodSetCounts c(ssn, job);
   std::vector<TaskId> out = elastic_victims(ssn, job, c, 0);

@@ -1,6 +1,7 @@
 #include "sim/sched/framework/scenario.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace sim::sched {
 
@@ -26,7 +27,8 @@ Scenario::Scenario(const Scenario& other)
       raw_tasks(other.raw_tasks),
       victim_jobs(other.victim_jobs),
       victim_index(other.victim_index),
-      potential_jobs_by_node(other.potential_jobs_by_node) {}
+      potential_node_jobs(other.potential_node_jobs),
+      first_node_job(other.first_node_job) {}
 
 void Scenario::add_group(const Session& ssn, const std::vector<TaskId>& tasks) {
   const JobId job = ssn.state.tasks[tasks.front()].job;
@@ -45,15 +47,31 @@ void Scenario::add_group(const Session& ssn, const std::vector<TaskId>& tasks) {
   slice.raw_begin = static_cast<std::uint32_t>(raw_tasks.size());
   raw_tasks.insert(raw_tasks.end(), tasks.begin(), tasks.end());
   slice.raw_end = static_cast<std::uint32_t>(raw_tasks.size());
-  auto [it, inserted] =
-      victim_index.try_emplace(job, static_cast<std::uint32_t>(victim_jobs.size()));
-  if (inserted) {
+  auto job_at = [&](std::uint32_t p) { return victim_jobs[p].job.value(); };
+  if (const std::uint32_t p = victim_index.find(job.value(), job_at); p == PositionIndex::kNone) {
+    victim_index.insert(job.value(), static_cast<std::uint32_t>(victim_jobs.size()), job_at);
     victim_jobs.push_back({job, slice_index, slice_index});
   } else {
-    VictimJob& v = victim_jobs[it->second];
+    VictimJob& v = victim_jobs[p];
     slices[v.last].next = slice_index;
     v.last = slice_index;
   }
+}
+
+std::uint32_t Scenario::position_of(JobId job) const {
+  const std::uint32_t p =
+      victim_index.find(job.value(), [&](std::uint32_t i) { return victim_jobs[i].job.value(); });
+  if (p == PositionIndex::kNone) throw std::out_of_range("Scenario: not a victim job");
+  return p;
+}
+
+std::vector<JobId> Scenario::potential_jobs_on(NodeId node) const {
+  std::vector<JobId> jobs;
+  const std::uint32_t first = first_node_job.find(
+      node.value(), [&](std::uint32_t i) { return potential_node_jobs[i].node.value(); });
+  for (std::uint32_t i = first; i != PositionIndex::kNone; i = potential_node_jobs[i].next)
+    jobs.push_back(potential_node_jobs[i].job);
+  return jobs;
 }
 
 void Scenario::add_potential(const Session& ssn, const std::vector<TaskId>& tasks) {
@@ -62,8 +80,22 @@ void Scenario::add_potential(const Session& ssn, const std::vector<TaskId>& task
   add_group(ssn, tasks);
   for (TaskId t : tasks) {
     const model::Task& task = ssn.state.tasks[t];
-    auto& jobs = potential_jobs_by_node[task.node];
-    if (std::find(jobs.begin(), jobs.end(), task.job) == jobs.end()) jobs.push_back(task.job);
+    const auto added = static_cast<std::uint32_t>(potential_node_jobs.size());
+    auto node_at = [&](std::uint32_t i) { return potential_node_jobs[i].node.value(); };
+    std::uint32_t i = first_node_job.find(task.node.value(), node_at);
+    if (i == PositionIndex::kNone) {
+      potential_node_jobs.push_back({task.node, task.job});
+      first_node_job.insert(task.node.value(), added, node_at);
+      continue;
+    }
+    for (;; i = potential_node_jobs[i].next) {  // the node's pairs: is this job among them?
+      if (potential_node_jobs[i].job == task.job) break;
+      if (potential_node_jobs[i].next == PositionIndex::kNone) {
+        potential_node_jobs[i].next = added;
+        potential_node_jobs.push_back({task.node, task.job});
+        break;
+      }
+    }
   }
 }
 

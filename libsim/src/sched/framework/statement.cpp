@@ -1,5 +1,10 @@
 #include "sim/sched/framework/statement.hpp"
 
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
 #include "sim/core/assert.hpp"
 
 namespace sim::sched {
@@ -47,22 +52,69 @@ void Statement::find_undo_records() {
 
 void Statement::declare_copy(TaskId task, int object, TaskStatus status) {
   SIM_ASSERT(object > 0);
-  copy_status_[{task, object}] = status;
+  const auto k = static_cast<std::size_t>(object);
+  if (dense_copies_ && k == copies_.size() + 1) {  // a new copy, in the solver's numbering
+    copies_.push_back({task, object, status});
+    return;
+  }
+  const bool known = dense_copies_
+                         ? k <= copies_.size() && copies_[k - 1].task == task
+                         : std::any_of(copies_.begin(), copies_.end(), [&](const Copy& c) {
+                             return c.task == task && c.object == object;
+                           });
+  if (known) {
+    copy(task, object).status = status;
+    return;
+  }
+  dense_copies_ = false;
+  copies_.push_back({task, object, status});
+}
+
+const Statement::Copy& Statement::copy(TaskId task, int object) const {
+  const auto k = static_cast<std::size_t>(object);
+  if (dense_copies_) {
+    if (k >= 1 && k <= copies_.size() && copies_[k - 1].task == task) return copies_[k - 1];
+  } else {
+    for (const Copy& c : copies_) {
+      if (c.task == task && c.object == object) return c;
+    }
+  }
+  throw std::out_of_range("Statement: copy " + std::to_string(object) + " of a pod not declared");
+}
+
+Statement::Copy& Statement::copy(TaskId task, int object) {
+  return const_cast<Copy&>(std::as_const(*this).copy(task, object));
+}
+
+const Statement::Holder* Statement::holder(TaskId task) const {
+  auto it = std::lower_bound(holders_.begin(), holders_.end(), task,
+                             [](const Holder& h, TaskId t) { return h.task < t; });
+  return it != holders_.end() && it->task == task ? &*it : nullptr;
 }
 
 TaskStatus Statement::copy_status(TaskId task, int object) const {
-  auto held = holder_.find(task);
-  if ((held == holder_.end() ? 0 : held->second) == object) return ssn_.state.tasks[task].status;
-  return copy_status_.at({task, object});
+  const Holder* held = holder(task);
+  if ((held ? held->object : 0) == object) return ssn_.state.tasks[task].status;
+  if (object == 0) return held->own_status;
+  return copy(task, object).status;
 }
 
 void Statement::hold(model::Task& task, int object) {
-  auto [it, inserted] = holder_.try_emplace(task.id, 0);
-  if (it->second == object) return;
-  copy_status_[{task.id, it->second}] = task.status;
+  auto it = std::lower_bound(holders_.begin(), holders_.end(), task.id,
+                             [](const Holder& h, TaskId t) { return h.task < t; });
+  if (it == holders_.end() || it->task != task.id) {
+    if (object == 0) return;  // the own copy, held already
+    it = holders_.insert(it, Holder{task.id});
+  }
+  if (it->object == object) return;
+  // The copy held until now keeps the pod's status.
+  if (it->object == 0)
+    it->own_status = task.status;
+  else
+    copy(task.id, it->object).status = task.status;
   const TaskStatus before = task.status;
-  set_status(task, copy_status_.at({task.id, object}));
-  it->second = object;
+  set_status(task, object == 0 ? it->own_status : copy(task.id, object).status);
+  it->object = object;
   // The pod takes this copy's status with no allocate or deallocate event (see
   // Session::copy_drift). KAI: pkg/scheduler/framework/statement.go Evict puts the clone in its job
   // (UpdateTaskStatus) and calls DeallocateFunc again for a pod an earlier copy already released.

@@ -4,6 +4,7 @@
 // gang that fits once some running pods are evicted, trying growing victim sets in victim-queue
 // order, each scenario simulated inside a Statement and checked by the action's validator.
 
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -13,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/core/position_index.hpp"
 #include "sim/sched/framework/job_queue.hpp"
 #include "sim/sched/framework/scenario.hpp"
 #include "sim/sched/framework/statement.hpp"
@@ -48,8 +50,10 @@ class JobSolver {
               int generator, const std::vector<TaskId>& recorded_tasks,
               const std::vector<JobView>& recorded_jobs, VictimOrder& victims);
   Probe solve_scenario(const Scenario& scenario, std::vector<NodeId>& feasible);
+  const JobView& victim_view(JobId job);
+  /// `victim_jobs`: sorted, each once.
   const std::vector<const JobView*>& jobs_to_allocate(const JobView& preemptor,
-                                                      const std::set<JobId>& victim_jobs);
+                                                      const std::vector<JobId>& victim_jobs);
 
   Session& ssn_;
   std::vector<NodeId> feasible_;
@@ -57,10 +61,15 @@ class JobSolver {
   /// that state again), in name order.
   std::vector<JobView> pending_views_;
   std::vector<std::pair<JobId, std::size_t>> pending_index_;  ///< (job, its view), by job
-  std::vector<JobView> victim_views_;        ///< jobs_to_allocate's views of the other victim jobs
+  /// Full views of the other victim jobs jobs_to_allocate met in this solve, made once each (a
+  /// view holds only the job's pod list and its shared memo, which the scenarios do not change);
+  /// a deque, so the queues may borrow them.
+  std::deque<JobView> victim_views_;
+  PositionIndex victim_view_index_;          ///< job -> its view in victim_views_
   std::vector<JobId> order_ids_;             ///< jobs_to_allocate's scratch
   std::vector<const JobView*> order_views_;  ///< jobs_to_allocate's answer
   std::vector<char> in_feasible_;            ///< per node: in the current probe's feasible list
+  std::vector<JobId> victim_jobs_;           ///< solve_scenario's scratch: its victims' jobs
   ScenarioValidator validator_;
   VictimQueueFactory victims_;
 };

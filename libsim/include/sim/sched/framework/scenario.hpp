@@ -4,13 +4,12 @@
 // scenario validators and the plugins' ScenarioValidatorFns judge.
 
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <span>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "sim/core/position_index.hpp"
 #include "sim/sched/framework/gang.hpp"
 
 namespace sim::sched {
@@ -50,8 +49,16 @@ struct Scenario {
     std::uint32_t first, last;
   };
   std::vector<VictimJob> victim_jobs;
-  std::unordered_map<JobId, std::uint32_t> victim_index;  ///< position of a job in `victim_jobs`
-  std::map<NodeId, std::vector<JobId>> potential_jobs_by_node;
+  PositionIndex victim_index;  ///< job -> its position in `victim_jobs`
+  /// A node and a job with a potential victim on it, each pair once, linked node by node in the
+  /// order they were first seen.
+  struct NodeJob {
+    NodeId node;
+    JobId job;
+    std::uint32_t next = PositionIndex::kNone;  ///< the node's next pair
+  };
+  std::vector<NodeJob> potential_node_jobs;
+  PositionIndex first_node_job;  ///< node -> its first pair in `potential_node_jobs`
 
   /// A scenario of the probe's recorded victims only.
   Scenario(const Session& ssn, std::shared_ptr<const ProbeSetup> setup);
@@ -63,7 +70,7 @@ struct Scenario {
   /// in order; stops early when `fn` returns true.
   template <typename Fn>
   void for_each_slice(JobId job, Fn&& fn) const {
-    for (std::uint32_t s = victim_jobs[victim_index.at(job)].first; s != VictimSlice::kNone;
+    for (std::uint32_t s = victim_jobs[position_of(job)].first; s != VictimSlice::kNone;
          s = slices[s].next) {
       if (fn(s, slices[s])) return;
     }
@@ -78,8 +85,13 @@ struct Scenario {
   /// the validators; made on demand).
   std::vector<std::pair<JobId, std::vector<TaskId>>> victims() const;
 
+  /// The jobs of the potential victims on `node`, in the order they were first seen there.
+  std::vector<JobId> potential_jobs_on(NodeId node) const;
+
  private:
   void add_group(const Session& ssn, const std::vector<TaskId>& tasks);
+  /// `job`'s position in `victim_jobs` (it must be a victim job).
+  std::uint32_t position_of(JobId job) const;
 };
 
 }  // namespace sim::sched

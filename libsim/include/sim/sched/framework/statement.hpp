@@ -43,7 +43,8 @@ class Statement {
   /// before the first, and the session's job holds whichever copy was changed last
   /// (framework/statement.go Evict, podgroup_info CloneWithTasks).
   void evict(TaskId task, std::string reason, JobId beneficiary, int object = 0);
-  /// Declares copy `object` (> 0) of `task`, with the status the copy was taken with.
+  /// Declares copy `object` (> 0) of `task`, with the status the copy was taken with (declared
+  /// again: the status is replaced).
   void declare_copy(TaskId task, int object, model::TaskStatus status);
   /// The status of copy `object` of `task` now.
   model::TaskStatus copy_status(TaskId task, int object) const;
@@ -99,11 +100,32 @@ class Statement {
   /// Makes copy `object` the one the session's job holds (its status becomes the task's).
   void hold(model::Task& task, int object);
 
+  /// A declared copy of a pod (object > 0) and its status while the session's job does not
+  /// hold it.
+  struct Copy {
+    TaskId task;
+    int object;
+    model::TaskStatus status;
+  };
+  /// Which copy of a pod the session's job holds (absent: 0, its own), and the own copy's status
+  /// while another one is held.
+  struct Holder {
+    TaskId task;
+    int object = 0;
+    model::TaskStatus own_status = model::TaskStatus::PENDING;
+  };
+  Copy& copy(TaskId task, int object);
+  const Copy& copy(TaskId task, int object) const;
+  const Holder* holder(TaskId task) const;
+
   Session& ssn_;
   std::vector<Op> ops_;
-  /// Status of each copy of a pod the session's job does not hold now, by (task, copy).
-  std::map<std::pair<TaskId, int>, model::TaskStatus> copy_status_;
-  std::map<TaskId, int> holder_;  ///< the copy each pod's job holds; absent: 0
+  /// Flat, as a search declares a handful of copies per scenario and makes thousands of
+  /// scenarios: while `dense_copies_`, copy k sits at copies_[k - 1] (the solver numbers its
+  /// entries 1, 2, ...), otherwise it is searched for.
+  std::vector<Copy> copies_;
+  bool dense_copies_ = true;
+  std::vector<Holder> holders_;  ///< by task
 };
 
 }  // namespace sim::sched
