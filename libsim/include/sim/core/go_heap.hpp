@@ -17,6 +17,8 @@ class GoHeap {
   explicit GoHeap(Less less, int max_size = -1) : less_(std::move(less)), max_size_(max_size) {}
 
   bool empty() const { return items_.empty(); }
+  /// Removes every item, keeping the storage.
+  void clear() { items_.clear(); }
   std::size_t size() const { return items_.size(); }
   const T& top() const { return items_.front(); }
   T& top() { return items_.front(); }

@@ -537,7 +537,11 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
   auto is_victim_job = [&](JobId j) {
     return std::binary_search(victim_jobs.begin(), victim_jobs.end(), j);
   };
-  JobQueue order(ssn_, false);
+  if (order_queue_)
+    order_queue_->reset();
+  else
+    order_queue_ = std::make_unique<JobQueue>(ssn_, false);
+  JobQueue& order = *order_queue_;
   for (const JobView* view : jobs_to_allocate(sc.preemptor, victim_jobs))
     order.push_borrowed(*view);
   // Only the victims and the preemptor are allocated: once they are all out, the rest of the

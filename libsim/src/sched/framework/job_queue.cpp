@@ -1,5 +1,7 @@
 #include "sim/sched/framework/job_queue.hpp"
 
+#include <algorithm>
+
 namespace sim::sched {
 
 struct JobQueue::Node {
@@ -19,16 +21,36 @@ JobQueue::~JobQueue() = default;
 
 bool JobQueue::empty() const { return !roots_ || roots_->empty(); }
 
+void JobQueue::reset() {
+  owned_.clear();
+  views_.clear();
+  if (roots_) roots_->clear();
+  nodes_used_ = 0;
+  std::fill(nodes_.begin(), nodes_.end(), nullptr);
+  for (std::vector<std::size_t>& p : popped_) p.clear();
+}
+
 JobQueue::Node& JobQueue::new_node(QueueId queue, bool leaf) {
-  Node& node = node_store_.emplace_back();
+  // A stored node from an earlier use keeps its heaps (emptied); the comparators name this queue.
+  Node& node =
+      nodes_used_ < node_store_.size() ? node_store_[nodes_used_] : node_store_.emplace_back();
+  ++nodes_used_;
   node.queue = queue;
   node.leaf = leaf;
+  node.needs_reorder = false;
+  node.parent = nullptr;
   if (leaf) {
-    node.jobs =
-        std::make_unique<GoHeap<std::size_t>>([this](const std::size_t& a, const std::size_t& b) {
-          const bool less = ssn_.job_before(*views_[a], *views_[b]);
-          return victim_mode_ ? !less : less;
-        });
+    if (node.jobs) {
+      node.jobs->clear();
+    } else {
+      node.jobs =
+          std::make_unique<GoHeap<std::size_t>>([this](const std::size_t& a, const std::size_t& b) {
+            const bool less = ssn_.job_before(*views_[a], *views_[b]);
+            return victim_mode_ ? !less : less;
+          });
+    }
+  } else if (node.children) {
+    node.children->clear();
   } else {
     node.children = std::make_unique<GoHeap<NodePtr>>(
         [this](const NodePtr& a, const NodePtr& b) { return node_less(a, b); });

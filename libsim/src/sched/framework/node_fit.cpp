@@ -1,7 +1,7 @@
 #include "sim/sched/framework/node_fit.hpp"
 
 #include <algorithm>
-#include <map>
+#include <utility>
 
 namespace sim::sched {
 namespace {
@@ -30,11 +30,18 @@ bool fitting_node(Session& ssn, TaskId task_id, NodeId node_id, std::string* why
   return true;
 }
 
-std::vector<std::string> fitting_gpus(const Session& ssn, const model::Node& node,
-                                      const model::Task& task) {
-  std::vector<std::string> candidates;
+const std::string& whole_gpu_marker() {
+  static const std::string marker(kWholeGpu);
+  return marker;
+}
+
+std::vector<const std::string*> fitting_gpus(const Session& ssn, const model::Node& node,
+                                             const model::Task& task) {
+  // Names, not copies: group ids are longer than a short string, and a fraction pod is fitted on
+  // many nodes in every scenario of the victim search.
+  std::vector<const std::string*> candidates;
   for (const auto& [group, used] : node.used_shared_mib) {
-    if (node.task_fits_on_group(task.gpu, group)) candidates.push_back(group);
+    if (node.task_fits_on_group(task.gpu, group)) candidates.push_back(&group);
   }
   const double idle = node.idle[kGpu], releasing = node.releasing[kGpu];
   if (idle > 0 || releasing > 0) {
@@ -43,26 +50,30 @@ std::vector<std::string> fitting_gpus(const Session& ssn, const model::Node& nod
     const std::int64_t whole = std::min<std::int64_t>(
         static_cast<std::int64_t>(idle) + static_cast<std::int64_t>(releasing),
         std::max<std::int64_t>(task.gpu.count, 1));
-    for (std::int64_t i = 0; i < whole; ++i) candidates.emplace_back(kWholeGpu);
+    for (std::int64_t i = 0; i < whole; ++i) candidates.push_back(&whole_gpu_marker());
   }
   // sortGPUs: by summed GpuOrderFn score, best first; a candidate a plugin cannot score is left
-  // out. Equal scores keep candidate order (groups by id, whole GPUs last).
-  std::map<double, std::vector<std::string>, std::greater<>> by_score;
-  for (const std::string& c : candidates) {
+  // out. Equal scores keep candidate order (groups by id, whole GPUs last): a stable sort.
+  std::vector<std::pair<double, const std::string*>> scored;
+  scored.reserve(candidates.size());
+  for (const std::string* c : candidates) {
     double score = 0;
     bool failed = false;
     for (const auto& fn : ssn.hooks.gpu_order) {
-      const std::optional<double> s = fn(node, task, c);
+      const std::optional<double> s = fn(node, task, *c);
       if (!s) {
         failed = true;
         break;
       }
       score += *s;
     }
-    if (!failed) by_score[score].push_back(c);
+    if (!failed) scored.emplace_back(score, c);
   }
-  std::vector<std::string> sorted;
-  for (auto& [score, ids] : by_score) sorted.insert(sorted.end(), ids.begin(), ids.end());
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<const std::string*> sorted;
+  sorted.reserve(scored.size());
+  for (const auto& [score, c] : scored) sorted.push_back(c);
   return sorted;
 }
 
@@ -71,7 +82,8 @@ std::optional<GpuChoice> preferable_gpus(Session& ssn, const model::Node& node,
                                          bool assign_new_ids) {
   GpuChoice choice;
   const auto count = static_cast<std::size_t>(task.gpu.count);
-  for (const std::string& gpu : fitting_gpus(ssn, node, task)) {
+  for (const std::string* candidate : fitting_gpus(ssn, node, task)) {
+    const std::string& gpu = *candidate;
     if (gpu == kWholeGpu) {
       // findGpuForSharingOnNode: a new group; releasing unless the task fits idle now.
       const bool releasing = pipeline_only || !node.task_fits(task, node.idle, false);

@@ -70,6 +70,7 @@ class JobSolver {
   std::vector<const JobView*> order_views_;  ///< jobs_to_allocate's answer
   std::vector<char> in_feasible_;            ///< per node: in the current probe's feasible list
   std::vector<JobId> victim_jobs_;           ///< solve_scenario's scratch: its victims' jobs
+  std::unique_ptr<JobQueue> order_queue_;    ///< solve_scenario's job queue, reset for each
   ScenarioValidator validator_;
   VictimQueueFactory victims_;
 };

@@ -21,6 +21,10 @@ class JobQueue {
   JobQueue(const JobQueue&) = delete;
   JobQueue& operator=(const JobQueue&) = delete;
 
+  /// Empties the queue for another use, keeping what it allocated (the solver orders the jobs
+  /// of every scenario in one queue, which made hundreds of heaps per scenario before).
+  void reset();
+
   bool empty() const;
   JobView pop();
   /// pop() without the copy: the view stays valid as long as the queue (or, for a borrowed
@@ -49,6 +53,7 @@ class JobQueue {
   std::vector<const JobView*> views_;  // every pushed view; heaps hold indices
   std::unique_ptr<GoHeap<NodePtr>> roots_;
   std::deque<Node> node_store_;  // stable storage; a node emptied stays here unused
+  std::size_t nodes_used_ = 0;   // node_store_'s nodes in use since the last reset
   std::vector<Node*> nodes_;     // by queue index: the queue's live node, or nullptr
   std::vector<std::vector<std::size_t>> popped_;       // by queue index (victim mode)
   std::vector<const JobView*> scratch_l_, scratch_r_;  // node_less's victim lists

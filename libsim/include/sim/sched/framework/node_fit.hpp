@@ -45,12 +45,15 @@ NodeOrder ordered_nodes(Session& ssn, TaskId task, const std::vector<NodeId>& no
 
 /// Candidate GPUs for a fraction task on a node, best first by GpuOrderFn: in-use groups it fits,
 /// then one "whole GPU" marker per idle or releasing whole GPU, at most as many as the task's
-/// devices.
-std::vector<std::string> fitting_gpus(const Session& ssn, const model::Node& node,
-                                      const model::Task& task);
+/// devices. The names point into the node's groups (or are whole_gpu_marker()), valid while the
+/// node's groups do not change.
+std::vector<const std::string*> fitting_gpus(const Session& ssn, const model::Node& node,
+                                             const model::Task& task);
 
 /// The marker fitting_gpus() uses for "a new whole GPU" (pod_info.WholeGpuIndicator).
 inline constexpr const char* kWholeGpu = "-2";
+/// kWholeGpu as a string that lives for the program.
+const std::string& whole_gpu_marker();
 
 struct GpuChoice {
   std::vector<std::string> groups;  ///< kWholeGpu entries are replaced by new group ids
