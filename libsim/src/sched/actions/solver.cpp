@@ -247,7 +247,6 @@ struct ScenarioBuilder::Emitter {
   std::vector<std::vector<TaskId>> batches;
   std::size_t next_k = 0;
   std::size_t dk = 1;
-  bool done = false;
 
   template <typename Fn>
   void for_each_batch(NodeId node, Fn&& fn) const {
@@ -270,10 +269,10 @@ struct ScenarioBuilder::Emitter {
       const model::Task& task = ssn.state.tasks[t];
       if (task.node.valid()) recorded_freed[task.node.index()] += gpus_quota_accepted(task);
     }
-    // Batches: one per victim slice (group) in order of first appearance. A slice index names
-    // its job too; a pod in no slice of its job (none is) would get a batch per job.
-    std::vector<std::uint32_t> batch_of_slice(base.slices.size(), kNone);
-    std::map<JobId, std::uint32_t> batch_of_sliceless;
+    // Batches: one per victim slice (group) in order of first appearance; a slice index names its
+    // job too. Every potential victim is in a slice of its own job (add_potential adds one job's
+    // pods at a time); the last entry would take a pod in none.
+    std::vector<std::uint32_t> batch_of_slice(base.slices.size() + 1, kNone);
     std::vector<std::size_t> first_seen(nodes, SIZE_MAX);
     std::vector<NodeId> touched;  // nodes with a batch
     first_link.assign(nodes, kNone);
@@ -281,9 +280,7 @@ struct ScenarioBuilder::Emitter {
       const TaskId t = base.potential[idx];
       const model::Task& task = ssn.state.tasks[t];
       const std::uint32_t slice = base.slice_of(task.job, t);
-      std::uint32_t& b = slice == VictimSlice::kNone
-                             ? batch_of_sliceless.try_emplace(task.job, kNone).first->second
-                             : batch_of_slice[slice];
+      std::uint32_t& b = batch_of_slice[std::min<std::size_t>(slice, base.slices.size())];
       if (b == kNone) {
         b = static_cast<std::uint32_t>(batches.size());
         batches.emplace_back();
@@ -404,22 +401,20 @@ std::vector<std::unique_ptr<Scenario>> node_local_scenarios(const Session& ssn,
     return out;
   }
   const JobId latest = ssn.state.tasks[base.potential.back()].job;
-  // The job's nodes in name order, each once (node names are unique).
+  // The job's nodes in name order, each once (node names are unique: a snapshot refuses a
+  // duplicate).
   std::vector<NodeId> nodes;
   for (TaskId t : ssn.state.jobs[latest].tasks) {
     const model::Task& task = ssn.state.tasks[t];
     if (task.node.valid()) nodes.push_back(task.node);
   }
-  auto name_of = [&](NodeId n) -> const std::string& { return ssn.state.nodes[n].name; };
   std::sort(nodes.begin(), nodes.end(),
-            [&](NodeId a, NodeId b) { return name_of(a) < name_of(b); });
-  nodes.erase(std::unique(nodes.begin(), nodes.end(),
-                          [&](NodeId a, NodeId b) { return name_of(a) == name_of(b); }),
-              nodes.end());
+            [&](NodeId a, NodeId b) { return ssn.state.nodes[a].name < ssn.state.nodes[b].name; });
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
   // The pods' uids are views into the session's tasks, which outlive this.
   std::set<std::vector<std::string_view>> seen;
   for (NodeId node : nodes) {
-    std::vector<TaskId> victims = victims_from_node(ssn, base, ssn.state.find_node(name_of(node)));
+    std::vector<TaskId> victims = victims_from_node(ssn, base, node);
     if (victims.empty()) continue;
     std::vector<std::string_view> key;
     key.reserve(victims.size());

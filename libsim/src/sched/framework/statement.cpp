@@ -52,33 +52,27 @@ void Statement::find_undo_records() {
 
 void Statement::declare_copy(TaskId task, int object, TaskStatus status) {
   SIM_ASSERT(object > 0);
-  const auto k = static_cast<std::size_t>(object);
-  if (dense_copies_ && k == copies_.size() + 1) {  // a new copy, in the solver's numbering
-    copies_.push_back({task, object, status});
+  if (Copy* known = find_copy(task, object)) {
+    known->status = status;
     return;
   }
-  const bool known = dense_copies_
-                         ? k <= copies_.size() && copies_[k - 1].task == task
-                         : std::any_of(copies_.begin(), copies_.end(), [&](const Copy& c) {
-                             return c.task == task && c.object == object;
-                           });
-  if (known) {
-    copy(task, object).status = status;
-    return;
-  }
-  dense_copies_ = false;
+  // The solver numbers its copies 1, 2, ...: while every copy sits at its number, it is indexed.
+  if (static_cast<std::size_t>(object) != copies_.size() + 1) dense_copies_ = false;
   copies_.push_back({task, object, status});
 }
 
-const Statement::Copy& Statement::copy(TaskId task, int object) const {
+Statement::Copy* Statement::find_copy(TaskId task, int object) {
   const auto k = static_cast<std::size_t>(object);
-  if (dense_copies_) {
-    if (k >= 1 && k <= copies_.size() && copies_[k - 1].task == task) return copies_[k - 1];
-  } else {
-    for (const Copy& c : copies_) {
-      if (c.task == task && c.object == object) return c;
-    }
+  if (dense_copies_)
+    return k >= 1 && k <= copies_.size() && copies_[k - 1].task == task ? &copies_[k - 1] : nullptr;
+  for (Copy& c : copies_) {
+    if (c.task == task && c.object == object) return &c;
   }
+  return nullptr;
+}
+
+const Statement::Copy& Statement::copy(TaskId task, int object) const {
+  if (const Copy* c = const_cast<Statement*>(this)->find_copy(task, object)) return *c;
   throw std::out_of_range("Statement: copy " + std::to_string(object) + " of a pod not declared");
 }
 
@@ -86,9 +80,13 @@ Statement::Copy& Statement::copy(TaskId task, int object) {
   return const_cast<Copy&>(std::as_const(*this).copy(task, object));
 }
 
+std::vector<Statement::Holder>::iterator Statement::holder_slot(TaskId task) {
+  return std::lower_bound(holders_.begin(), holders_.end(), task,
+                          [](const Holder& h, TaskId t) { return h.task < t; });
+}
+
 const Statement::Holder* Statement::holder(TaskId task) const {
-  auto it = std::lower_bound(holders_.begin(), holders_.end(), task,
-                             [](const Holder& h, TaskId t) { return h.task < t; });
+  auto it = const_cast<Statement*>(this)->holder_slot(task);
   return it != holders_.end() && it->task == task ? &*it : nullptr;
 }
 
@@ -100,8 +98,7 @@ TaskStatus Statement::copy_status(TaskId task, int object) const {
 }
 
 void Statement::hold(model::Task& task, int object) {
-  auto it = std::lower_bound(holders_.begin(), holders_.end(), task.id,
-                             [](const Holder& h, TaskId t) { return h.task < t; });
+  auto it = holder_slot(task.id);
   if (it == holders_.end() || it->task != task.id) {
     if (object == 0) return;  // the own copy, held already
     it = holders_.insert(it, Holder{task.id});

@@ -114,8 +114,12 @@ class Statement {
     int object = 0;
     model::TaskStatus own_status = model::TaskStatus::PENDING;
   };
+  Copy* find_copy(TaskId task, int object);  ///< nullptr: not declared
+  /// The declared copy; std::out_of_range when it is not.
   Copy& copy(TaskId task, int object);
   const Copy& copy(TaskId task, int object) const;
+  /// Where `task`'s holder is or would go in `holders_`.
+  std::vector<Holder>::iterator holder_slot(TaskId task);
   const Holder* holder(TaskId task) const;
 
   Session& ssn_;
