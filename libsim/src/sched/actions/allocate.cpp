@@ -56,7 +56,8 @@ bool allocate_task(Session& ssn, Statement& stmt, const std::vector<NodeId>& nod
     if (reasons) reasons->push_back(std::move(why));
     return false;
   }
-  NodeOrder order = ordered_nodes(ssn, task, nodes);
+  // Nobody asks why the nodes the task does not fit refuse it: they need no score.
+  NodeOrder order = ordered_nodes(ssn, task, nodes, reasons == nullptr && misses == nullptr);
   for (NodeId node; order.next(node);) {
     // summarize() words the first kWordedReasons reasons and counts the rest: those are not
     // worded (an empty entry each), which is most of the time of a pod that fits nowhere.

@@ -535,7 +535,7 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
   if (order_queue_)
     order_queue_->reset();
   else
-    order_queue_ = std::make_unique<JobQueue>(ssn_, false);
+    order_queue_ = std::make_unique<JobQueue>(ssn_, false, true);
   JobQueue& order = *order_queue_;
   for (const JobView* view : jobs_to_allocate(sc.preemptor, victim_jobs))
     order.push_borrowed(*view);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/core/assert.hpp"
+
 namespace sim::sched {
 
 struct JobQueue::Node {
@@ -14,8 +16,11 @@ struct JobQueue::Node {
   bool empty() const { return leaf ? jobs->empty() : children->empty(); }
 };
 
-JobQueue::JobQueue(Session& ssn, bool victim_mode)
-    : ssn_(ssn), victim_mode_(victim_mode), nodes_(ssn.state.queue_tree.size(), nullptr) {}
+JobQueue::JobQueue(Session& ssn, bool victim_mode, bool keys_at_push)
+    : ssn_(ssn),
+      victim_mode_(victim_mode),
+      keys_at_push_(keys_at_push && ssn.hooks.job_order.size() <= kMaxOrderKeys),
+      nodes_(ssn.state.queue_tree.size(), nullptr) {}
 
 JobQueue::~JobQueue() = default;
 
@@ -24,6 +29,7 @@ bool JobQueue::empty() const { return !roots_ || roots_->empty(); }
 void JobQueue::reset() {
   owned_.clear();
   views_.clear();
+  keys_.clear();
   if (roots_) roots_->clear();
   nodes_used_ = 0;
   std::fill(nodes_.begin(), nodes_.end(), nullptr);
@@ -45,7 +51,7 @@ JobQueue::Node& JobQueue::new_node(QueueId queue, bool leaf) {
     } else {
       node.jobs =
           std::make_unique<GoHeap<std::size_t>>([this](const std::size_t& a, const std::size_t& b) {
-            const bool less = ssn_.job_before(*views_[a], *views_[b]);
+            const bool less = job_less(a, b);
             return victim_mode_ ? !less : less;
           });
     }
@@ -57,6 +63,28 @@ JobQueue::Node& JobQueue::new_node(QueueId queue, bool leaf) {
   }
   nodes_[queue.index()] = &node;
   return node;
+}
+
+bool JobQueue::job_less(std::size_t a, std::size_t b) const {
+  if (!keys_at_push_) return ssn_.job_before(*views_[a], *views_[b]);
+  // Session::job_before on the keys taken at push.
+  const JobKeys& ka = keys_[a];
+  const JobKeys& kb = keys_[b];
+  bool less = false;
+  bool decided = false;
+  for (std::size_t i = 0; i < ssn_.hooks.job_order.size() && !decided; ++i) {
+    if (ka.order[i] != kb.order[i]) {
+      less = ka.order[i] < kb.order[i];
+      decided = true;
+    }
+  }
+  if (!decided && ka.created_ns != kb.created_ns) {
+    less = ka.created_ns < kb.created_ns;
+    decided = true;
+  }
+  if (!decided) less = ssn_.state.jobs[views_[a]->id].name < ssn_.state.jobs[views_[b]->id].name;
+  SIM_ASSERT(less == ssn_.job_before(*views_[a], *views_[b]));
+  return less;
 }
 
 bool JobQueue::node_less(Node* l, Node* r) {
@@ -116,6 +144,13 @@ void JobQueue::push_borrowed(const JobView& view) {
   if (!queue.valid() || !ssn_.state.queue_tree.is_leaf(queue)) return;
   const std::size_t index = views_.size();
   views_.push_back(&view);
+  if (keys_at_push_) {
+    const model::Job& job = ssn_.state.jobs[view.id];
+    JobKeys& keys = keys_.emplace_back();
+    for (std::size_t i = 0; i < ssn_.hooks.job_order.size(); ++i)
+      keys.order[i] = ssn_.hooks.job_order[i](ssn_, job, view);
+    keys.created_ns = job.created_ns;
+  }
   Node* leaf = nodes_[queue.index()];
   if (leaf != nullptr) {
     leaf->jobs->push(index);

@@ -100,14 +100,29 @@ std::optional<GpuChoice> preferable_gpus(Session& ssn, const model::Node& node,
   return std::nullopt;
 }
 
-NodeOrder ordered_nodes(Session& ssn, TaskId task, const std::vector<NodeId>& nodes) {
+NodeOrder ordered_nodes(Session& ssn, TaskId task, const std::vector<NodeId>& offered,
+                        bool fitting_only) {
   // The session's scratch vectors: allocating them anew for every task was measurable.
   std::vector<double>& scores = ssn.scratch.scores;
   std::vector<char>& dropped = ssn.scratch.dropped;
+  const std::vector<NodeId>* scored_nodes = &offered;
+  if (fitting_only) {
+    // FittingNode's first check, made before scoring instead of after: a node the task does not
+    // fit is never the one chosen, and most nodes of a busy cluster are full.
+    const model::Task& t = ssn.state.tasks[task];
+    std::vector<NodeId>& fitting = ssn.scratch.fitting;
+    fitting.clear();
+    for (NodeId id : offered) {
+      const model::Node& node = ssn.state.nodes[id];
+      if (node.task_fits(t, node.non_allocated(), true)) fitting.push_back(id);
+    }
+    scored_nodes = &fitting;
+  }
+  const std::vector<NodeId>& nodes = *scored_nodes;
   scores.assign(nodes.size(), 0.0);
   dropped.assign(nodes.size(), 0);
   for (NodeScorer* scorer : ssn.hooks.node_scorers)
-    scorer->score(ssn, task, nodes, scores, dropped);
+    scorer->score(ssn, task, offered, nodes, scores, dropped);
   std::vector<std::pair<double, NodeId>> scored;
   scored.reserve(nodes.size());
   for (std::size_t i = 0; i < nodes.size(); ++i) {

@@ -11,10 +11,8 @@ class Elastic final : public Plugin {
  public:
   std::string_view name() const override { return "elastic"; }
   void on_session_open(Session& ssn) override {
-    ssn.hooks.job_order.push_back([](const Session& s, const model::Job&, const model::Job&,
-                                     const JobView& a, const JobView& b) {
-      const int sa = min_available_state(s, a), sb = min_available_state(s, b);
-      return sa < sb ? -1 : sa > sb ? 1 : 0;
+    ssn.hooks.job_order.push_back([](const Session& s, const model::Job&, const JobView& view) {
+      return static_cast<std::int64_t>(min_available_state(s, view));
     });
   }
 };

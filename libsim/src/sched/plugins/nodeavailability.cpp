@@ -11,8 +11,9 @@ class NodeAvailability final : public Plugin, public NodeScorer {
  public:
   std::string_view name() const override { return "nodeavailability"; }
   void on_session_open(Session& ssn) override { ssn.hooks.node_scorers.push_back(this); }
-  void score(Session& ssn, TaskId task_id, const std::vector<NodeId>& nodes,
-             std::vector<double>& scores, std::vector<char>&) override {
+  void score(Session& ssn, TaskId task_id, const std::vector<NodeId>& /*offered*/,
+             const std::vector<NodeId>& nodes, std::vector<double>& scores,
+             std::vector<char>&) override {
     const model::Task& task = ssn.state.tasks[task_id];
     for (std::size_t i = 0; i < nodes.size(); ++i) {
       const model::Node& node = ssn.state.nodes[nodes[i]];

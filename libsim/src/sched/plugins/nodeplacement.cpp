@@ -23,8 +23,9 @@ class NodePlacement final : public Plugin, public NodeScorer {
  public:
   std::string_view name() const override { return "nodeplacement"; }
   void on_session_open(Session& ssn) override { ssn.hooks.node_scorers.push_back(this); }
-  void score(Session& ssn, TaskId task_id, const std::vector<NodeId>& nodes,
-             std::vector<double>& scores, std::vector<char>&) override {
+  void score(Session& ssn, TaskId task_id, const std::vector<NodeId>& offered,
+             const std::vector<NodeId>& nodes, std::vector<double>& scores,
+             std::vector<char>&) override {
     const model::Task& task = ssn.state.tasks[task_id];
     const bool cpu_task = task.is_cpu_only();
     const int resource = cpu_task ? kCpu : kGpu;
@@ -40,7 +41,8 @@ class NodePlacement final : public Plugin, public NodeScorer {
     }
     // setBinpackPreOrder: min/max free resource over every node offered (fitting or not).
     double min_free = std::numeric_limits<double>::max(), max_free = 0;
-    for (NodeId id : nodes) {
+    if (nodes.empty()) return;
+    for (NodeId id : offered) {
       const model::Node& node = ssn.state.nodes[id];
       if (node.allocatable[resource] == 0) continue;
       const double free = free_resource(node, resource);

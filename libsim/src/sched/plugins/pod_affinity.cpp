@@ -151,8 +151,9 @@ class PodAffinity final : public Plugin, public NodeScorer {
     any_preferred_ = ssn.open_sums().any_preferred_pod_affinity;
     ssn.hooks.node_scorers.push_back(this);
   }
-  void score(Session& ssn, TaskId task, const std::vector<NodeId>& nodes,
-             std::vector<double>& scores, std::vector<char>&) override {
+  void score(Session& ssn, TaskId task, const std::vector<NodeId>& /*offered*/,
+             const std::vector<NodeId>& nodes, std::vector<double>& scores,
+             std::vector<char>&) override {
     const PreferredAffinityScores affinity =
         PreferredAffinityScores::prescore(ssn, ssn.state.tasks[task], any_preferred_);
     if (affinity.skip()) skipped_.insert(task);

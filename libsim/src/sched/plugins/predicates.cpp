@@ -98,14 +98,11 @@ bool contains_new_group(const std::vector<std::string>& groups) {
 bool enough_pod_slots(Session& ssn, const model::Task& task, const model::Node& node) {
   const double available = node.idle[kPods] + node.releasing[kPods];
   if (!task.is_fraction_candidate()) return available > 0;
-  bool needs_new = true;
-  std::optional<GpuChoice> now = preferable_gpus(ssn, node, task, false, false);
-  if (now && !now->releasing) {
-    needs_new = now->needs_new_group || contains_new_group(now->groups);
-  } else if (std::optional<GpuChoice> later = preferable_gpus(ssn, node, task, true, false)) {
-    needs_new = later->needs_new_group || contains_new_group(later->groups);
-  }
-  return !needs_new || available >= 2;
+  if (available >= 2) return true;  // room for the reservation pod, new group or not
+  // KAI asks for the GPUs fitting now and, failing that, those fitting once releasing pods are
+  // gone; both questions choose the same GPUs (only GpuChoice::releasing differs), so one asks.
+  const std::optional<GpuChoice> choice = preferable_gpus(ssn, node, task, false, false);
+  return choice && !choice->needs_new_group && !contains_new_group(choice->groups);
 }
 
 class Predicates final : public Plugin {

@@ -10,9 +10,8 @@ class Priority final : public Plugin {
  public:
   std::string_view name() const override { return "priority"; }
   void on_session_open(Session& ssn) override {
-    ssn.hooks.job_order.push_back([](const Session&, const model::Job& a, const model::Job& b,
-                                     const JobView&, const JobView&) {
-      return a.priority > b.priority ? -1 : a.priority < b.priority ? 1 : 0;
+    ssn.hooks.job_order.push_back([](const Session&, const model::Job& job, const JobView&) {
+      return -static_cast<std::int64_t>(job.priority);
     });
   }
 };

@@ -427,8 +427,9 @@ std::optional<double> TopologyPlugin::node_score(const Session& ssn, const model
   return score->second;
 }
 
-void TopologyPlugin::score(Session& ssn, TaskId task_id, const std::vector<NodeId>& nodes,
-                           std::vector<double>& scores, std::vector<char>& dropped) {
+void TopologyPlugin::score(Session& ssn, TaskId task_id, const std::vector<NodeId>& /*offered*/,
+                           const std::vector<NodeId>& nodes, std::vector<double>& scores,
+                           std::vector<char>& dropped) {
   if (scores_.empty()) return;  // no preferred level in this job: every node scores 0
   const model::Task& task = ssn.state.tasks[task_id];
   for (std::size_t i = 0; i < nodes.size(); ++i) {

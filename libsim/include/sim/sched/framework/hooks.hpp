@@ -29,8 +29,11 @@ class NodeScorer {
   virtual ~NodeScorer() = default;
   /// Adds the plugin's score of each node in `nodes` to `scores` (same positions); sets
   /// `dropped[i]` for a node it cannot score (KAI's scoreNodes then leaves the node out).
-  virtual void score(Session& ssn, TaskId task, const std::vector<NodeId>& nodes,
-                     std::vector<double>& scores, std::vector<char>& dropped) = 0;
+  /// `offered` is every node offered to the task, of which `nodes` are the ones scored (all, or
+  /// those the task fits): a score that compares a node with the others compares over `offered`.
+  virtual void score(Session& ssn, TaskId task, const std::vector<NodeId>& offered,
+                     const std::vector<NodeId>& nodes, std::vector<double>& scores,
+                     std::vector<char>& dropped) = 0;
 };
 
 /// A subgroup as SubsetNodesFn sees it: its name, its topology constraint, and the PodSets under
@@ -51,14 +54,13 @@ struct SessionHooks {
   std::vector<std::function<void(Session&, const model::Task&)>> on_allocate, on_deallocate;
 
   // --- orders (first list entry with an opinion decides; else the framework's fallback) ---
-  /// JobOrderFn: negative = `a` first, positive = `b` first, 0 = no opinion; given the views and
-  /// their jobs. Plain functions: the job heaps call them at every comparison.
-  std::vector<int (*)(const Session&, const model::Job&, const model::Job&, const JobView&,
-                      const JobView&)>
-      job_order;
-  /// TaskOrderFn, as job_order.
+  /// JobOrderFn as a sort key of a job (given its view): the lower key first, equal keys no
+  /// opinion. KAI's job orders (priority, elastic) each compare one number of either job, so a
+  /// queue can take the keys once per job instead of at every heap comparison (JobQueue).
+  std::vector<std::int64_t (*)(const Session&, const model::Job&, const JobView&)> job_order;
+  /// TaskOrderFn: negative = `a` first, positive = `b` first, 0 = no opinion.
   std::vector<int (*)(const model::Task&, const model::Task&)> task_order;
-  /// QueueOrderFn, as job_order: the best pending jobs of each side (null in victim mode) and the
+  /// QueueOrderFn, as task_order: the best pending jobs of each side (null in victim mode) and the
   /// jobs already taken from each side as victims.
   std::vector<
       std::function<int(const Session&, QueueId, QueueId, const JobView*, const JobView*,

@@ -3,6 +3,8 @@
 // queue hierarchy, each leaf holding a heap of jobs. Popping walks the heap tops from the root;
 // only the path just popped from is re-sorted, lazily, as in KAI.
 
+#include <array>
+#include <cstdint>
 #include <deque>
 #include <memory>
 #include <vector>
@@ -16,7 +18,12 @@ class JobQueue {
  public:
   /// `victim_mode` negates both comparators (worst queue and job first) and compares queues by
   /// the jobs already popped from them, as KAI's victim queues do.
-  JobQueue(Session& ssn, bool victim_mode);
+  ///
+  /// With `keys_at_push`, a job's sort keys (the job orders', its creation time) are taken once,
+  /// when it is pushed, and its heap compares them: only for a queue whose jobs' pods do not
+  /// change while they wait in it (the solver's scenario queue, which pops a job before placing
+  /// it). Debug builds check every comparison against Session::job_before.
+  JobQueue(Session& ssn, bool victim_mode, bool keys_at_push = false);
   ~JobQueue();
   JobQueue(const JobQueue&) = delete;
   JobQueue& operator=(const JobQueue&) = delete;
@@ -46,9 +53,19 @@ class JobQueue {
   bool node_less(Node* l, Node* r);
   void best_job(Node* node, const JobView*& pending, std::vector<const JobView*>& victims);
   Node& new_node(QueueId queue, bool leaf);
+  bool job_less(std::size_t a, std::size_t b) const;
+
+  // A job's sort keys as its heap compares them (keys_at_push); the name breaks the last ties.
+  static constexpr std::size_t kMaxOrderKeys = 4;
+  struct JobKeys {
+    std::array<std::int64_t, kMaxOrderKeys> order{};
+    std::int64_t created_ns = 0;
+  };
 
   Session& ssn_;
   bool victim_mode_;
+  bool keys_at_push_;
+  std::vector<JobKeys> keys_;          // by view index, when keys_at_push_
   std::deque<JobView> owned_;          // the views pushed by value
   std::vector<const JobView*> views_;  // every pushed view; heaps hold indices
   std::unique_ptr<GoHeap<NodePtr>> roots_;

@@ -39,9 +39,14 @@ class NodeOrder {
   std::size_t sorted_ = 0, handed_ = 0;
 };
 
-/// OrderedNodesByTask: every node of `nodes` scored (the plugins' scores summed in plugin order),
-/// best first, ties by node name. Scoring looks at all nodes, fitting or not, as in KAI.
-NodeOrder ordered_nodes(Session& ssn, TaskId task, const std::vector<NodeId>& nodes);
+/// OrderedNodesByTask: every node of `offered` scored (the plugins' scores summed in plugin
+/// order), best first, ties by node name. Scoring looks at all nodes, fitting or not, as in KAI.
+/// With `fitting_only`, the nodes whose free resources the task does not fit (FittingNode's first
+/// check) are left out before scoring: for a caller that takes the first node passing
+/// FittingNode and asks no reasons for the others, the choice is the same, as every score of a
+/// node is its own (binpack's least and most free node are still taken over all of `offered`).
+NodeOrder ordered_nodes(Session& ssn, TaskId task, const std::vector<NodeId>& offered,
+                        bool fitting_only = false);
 
 /// Candidate GPUs for a fraction task on a node, best first by GpuOrderFn: in-use groups it fits,
 /// then one "whole GPU" marker per idle or releasing whole GPU, at most as many as the task's

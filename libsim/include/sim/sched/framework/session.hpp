@@ -60,6 +60,7 @@ class Session {
   struct Scratch {
     std::vector<double> scores;
     std::vector<char> dropped;
+    std::vector<NodeId> fitting;
   } scratch;
 
   std::vector<BindDecision> binds;
@@ -174,8 +175,9 @@ class Session {
 inline bool Session::job_before(const JobView& a, const JobView& b) const {
   const model::Job& ja = state.jobs[a.id];
   const model::Job& jb = state.jobs[b.id];
-  for (const auto& fn : hooks.job_order) {
-    if (const int c = fn(*this, ja, jb, a, b); c != 0) return c < 0;
+  for (const auto& key : hooks.job_order) {
+    const std::int64_t ka = key(*this, ja, a), kb = key(*this, jb, b);
+    if (ka != kb) return ka < kb;
   }
   // KAI falls back to creation time, then UID; a kaisim PodGroup's UID is its name.
   if (ja.created_ns != jb.created_ns) return ja.created_ns < jb.created_ns;

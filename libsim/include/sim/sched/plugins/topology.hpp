@@ -26,8 +26,9 @@ class TopologyPlugin final : public Plugin, public NodeScorer {
   void on_session_open(Session& ssn) override;
   /// NodeOrderFn over the nodes offered to a task: node_score() each; a node it cannot score is
   /// dropped.
-  void score(Session& ssn, TaskId task, const std::vector<NodeId>& nodes,
-             std::vector<double>& scores, std::vector<char>& dropped) override;
+  void score(Session& ssn, TaskId task, const std::vector<NodeId>& offered,
+             const std::vector<NodeId>& nodes, std::vector<double>& scores,
+             std::vector<char>& dropped) override;
 
   /// subSetNodesFn: the node sets to try in order for `tasks` of `scope` within `nodes`. One set
   /// (`nodes`) without a constraint; none when no domain can hold the pods (`why` says why);
