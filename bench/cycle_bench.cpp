@@ -11,7 +11,7 @@
 // The snapshot is parsed once; each iteration copies the state and runs the cycle on the copy.
 // Counter decisions: binds, pipelines and evictions of the cycle, to show it did the work.
 // Counter bytes_per_pod: heap taken by one copy of the cluster state (nodes, pods, jobs, queues)
-// divided by its pods, measured with glibc's mallinfo2.
+// divided by its pods, measured with the allocator's statistics (bench/state_memory.hpp).
 //   build/bin/cycle_bench --benchmark_repetitions=3
 
 #include <benchmark/benchmark.h>

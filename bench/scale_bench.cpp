@@ -8,7 +8,7 @@
 //   BM_ReplayDay/N       `kaisim replay` of the generated scenario: that state, then a day of
 //                        arrivals at one cycle a second (86,400 cycles)
 // Counters: pods, decisions (binds, pipelines, evictions of the cycle), bytes_per_pod (heap of
-// one copy of the state over its pods, glibc's mallinfo2). The clusters are generated once per
+// one copy of the state over its pods, bench/state_memory.hpp). The clusters are generated once per
 // size and kept for the process.
 //   build/bin/scale_bench --benchmark_filter='BM_Ingest|BM_Cycle'
 

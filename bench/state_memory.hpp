@@ -1,21 +1,38 @@
 #pragma once
 // What one copy of a cluster state holds on the heap, per pod: the `bytes_per_pod` counter of the
-// cycle and scale benchmarks (glibc's mallinfo2).
+// cycle and scale benchmarks (jemalloc's stats.allocated, or glibc's mallinfo2 without jemalloc).
 
+#ifdef SIM_JEMALLOC
+#include <jemalloc/jemalloc.h>
+#else
 #include <malloc.h>
+#endif
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 
 #include "sim/model/cluster.hpp"
 
 namespace bench {
 
-// Bytes malloc has handed out: small chunks (uordblks) and the large ones it maps on their own
-// (hblkhd; a state's task vector is one of those).
+// Bytes the allocator has handed out and not taken back.
 inline std::size_t heap_in_use() {
+#ifdef SIM_JEMALLOC
+  // jemalloc's statistics are a snapshot taken when the epoch advances.
+  std::uint64_t epoch = 1;
+  std::size_t size = sizeof(epoch);
+  mallctl("epoch", &epoch, &size, &epoch, size);
+  std::size_t allocated = 0;
+  size = sizeof(allocated);
+  mallctl("stats.allocated", &allocated, &size, nullptr, 0);
+  return allocated;
+#else
+  // Small chunks (uordblks) and the large ones glibc maps on their own (hblkhd; a state's task
+  // vector is one of those).
   const struct mallinfo2 m = mallinfo2();
   return m.uordblks + m.hblkhd;
+#endif
 }
 
 // Heap taken by a copy of `state` (nodes, pods, jobs, queues) over its pods.
