@@ -19,7 +19,9 @@ namespace bench {
 // Bytes the allocator has handed out and not taken back.
 inline std::size_t heap_in_use() {
 #ifdef SIM_JEMALLOC
+  // Objects this thread freed wait in its cache and still count as allocated: flush them first.
   // jemalloc's statistics are a snapshot taken when the epoch advances.
+  mallctl("thread.tcache.flush", nullptr, nullptr, nullptr, 0);
   std::uint64_t epoch = 1;
   std::size_t size = sizeof(epoch);
   mallctl("epoch", &epoch, &size, &epoch, size);
