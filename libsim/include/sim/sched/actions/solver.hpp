@@ -65,12 +65,13 @@ class JobSolver {
   /// view holds only the job's pod list and its shared memo, which the scenarios do not change);
   /// a deque, so the queues may borrow them.
   std::deque<JobView> victim_views_;
-  PositionIndex victim_view_index_;          ///< job -> its view in victim_views_
-  std::vector<JobId> order_ids_;             ///< jobs_to_allocate's scratch
-  std::vector<const JobView*> order_views_;  ///< jobs_to_allocate's answer
-  std::vector<char> in_feasible_;            ///< per node: in the current probe's feasible list
-  std::vector<JobId> victim_jobs_;           ///< solve_scenario's scratch: its victims' jobs
-  std::unique_ptr<JobQueue> order_queue_;    ///< solve_scenario's job queue, reset for each
+  PositionIndex victim_view_index_;             ///< job -> its view in victim_views_
+  std::vector<JobId> order_ids_;                ///< jobs_to_allocate's scratch
+  std::vector<const JobView*> order_views_;     ///< jobs_to_allocate's answer
+  std::vector<char> in_feasible_;               ///< per node: in the current probe's feasible list
+  std::vector<JobId> victim_jobs_;              ///< solve_scenario's scratch: its victims' jobs
+  std::vector<const JobView*> relevant_views_;  ///< solve_scenario's scratch: jobs it places
+  std::unique_ptr<JobQueue> order_queue_;       ///< solve_scenario's job queue, reset for each
   ScenarioValidator validator_;
   VictimQueueFactory victims_;
 };
