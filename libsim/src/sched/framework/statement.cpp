@@ -52,8 +52,8 @@ void Statement::find_undo_records() {
 
 void Statement::declare_copy(TaskId task, int object, TaskStatus status) {
   SIM_ASSERT(object > 0);
-  if (Copy* known = find_copy(task, object)) {
-    known->status = status;
+  if (const std::size_t known = find_copy(task, object); known != kNoCopy) {
+    copies_[known].status = status;
     return;
   }
   // The solver numbers its copies 1, 2, ...: while every copy sits at its number, it is indexed.
@@ -61,33 +61,33 @@ void Statement::declare_copy(TaskId task, int object, TaskStatus status) {
   copies_.push_back({task, object, status});
 }
 
-Statement::Copy* Statement::find_copy(TaskId task, int object) {
+std::size_t Statement::find_copy(TaskId task, int object) const {
   const auto k = static_cast<std::size_t>(object);
   if (dense_copies_)
-    return k >= 1 && k <= copies_.size() && copies_[k - 1].task == task ? &copies_[k - 1] : nullptr;
-  for (Copy& c : copies_) {
-    if (c.task == task && c.object == object) return &c;
+    return k >= 1 && k <= copies_.size() && copies_[k - 1].task == task ? k - 1 : kNoCopy;
+  for (std::size_t i = 0; i < copies_.size(); ++i) {
+    if (copies_[i].task == task && copies_[i].object == object) return i;
   }
-  return nullptr;
+  return kNoCopy;
 }
 
-const Statement::Copy& Statement::copy(TaskId task, int object) const {
-  if (const Copy* c = const_cast<Statement*>(this)->find_copy(task, object)) return *c;
-  throw std::out_of_range("Statement: copy " + std::to_string(object) + " of a pod not declared");
+std::size_t Statement::copy_at(TaskId task, int object) const {
+  const std::size_t i = find_copy(task, object);
+  if (i == kNoCopy)
+    throw std::out_of_range("Statement: copy " + std::to_string(object) + " of a pod not declared");
+  return i;
 }
 
-Statement::Copy& Statement::copy(TaskId task, int object) {
-  return const_cast<Copy&>(std::as_const(*this).copy(task, object));
-}
-
-std::vector<Statement::Holder>::iterator Statement::holder_slot(TaskId task) {
-  return std::lower_bound(holders_.begin(), holders_.end(), task,
-                          [](const Holder& h, TaskId t) { return h.task < t; });
+std::size_t Statement::holder_slot(TaskId task) const {
+  return static_cast<std::size_t>(
+      std::lower_bound(holders_.begin(), holders_.end(), task,
+                       [](const Holder& h, TaskId t) { return h.task < t; }) -
+      holders_.begin());
 }
 
 const Statement::Holder* Statement::holder(TaskId task) const {
-  auto it = const_cast<Statement*>(this)->holder_slot(task);
-  return it != holders_.end() && it->task == task ? &*it : nullptr;
+  const std::size_t i = holder_slot(task);
+  return i < holders_.size() && holders_[i].task == task ? &holders_[i] : nullptr;
 }
 
 TaskStatus Statement::copy_status(TaskId task, int object) const {
@@ -98,7 +98,7 @@ TaskStatus Statement::copy_status(TaskId task, int object) const {
 }
 
 void Statement::hold(model::Task& task, int object) {
-  auto it = holder_slot(task.id);
+  auto it = holders_.begin() + static_cast<std::ptrdiff_t>(holder_slot(task.id));
   if (it == holders_.end() || it->task != task.id) {
     if (object == 0) return;  // the own copy, held already
     it = holders_.insert(it, Holder{task.id});

@@ -114,12 +114,15 @@ class Statement {
     int object = 0;
     model::TaskStatus own_status = model::TaskStatus::PENDING;
   };
-  Copy* find_copy(TaskId task, int object);  ///< nullptr: not declared
+  static constexpr std::size_t kNoCopy = static_cast<std::size_t>(-1);
+  /// The declared copy's place in `copies_`, or kNoCopy.
+  std::size_t find_copy(TaskId task, int object) const;
   /// The declared copy; std::out_of_range when it is not.
-  Copy& copy(TaskId task, int object);
-  const Copy& copy(TaskId task, int object) const;
+  Copy& copy(TaskId task, int object) { return copies_[copy_at(task, object)]; }
+  const Copy& copy(TaskId task, int object) const { return copies_[copy_at(task, object)]; }
+  std::size_t copy_at(TaskId task, int object) const;
   /// Where `task`'s holder is or would go in `holders_`.
-  std::vector<Holder>::iterator holder_slot(TaskId task);
+  std::size_t holder_slot(TaskId task) const;
   const Holder* holder(TaskId task) const;
 
   Session& ssn_;
