@@ -111,11 +111,8 @@ bool Node::enough_idle_on_group(const GpuRequirement& req, const std::string& gr
 
 std::int64_t Node::fitting_shared_group_count(const Task& task) const {
   std::int64_t matching = 0;
-  for (const auto& [group, mib] : used_shared_mib) {
-    if (task_fits_on_group(task.gpu, group)) {
-      if (++matching >= task.gpu.count) return matching;
-    }
-  }
+  for_each_fitting_group(task.gpu,
+                         [&](const std::string&) { return ++matching >= task.gpu.count; });
   return matching;
 }
 

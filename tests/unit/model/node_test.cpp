@@ -64,6 +64,46 @@ TEST_CASE("the first fraction on a group takes one whole GPU out of idle",
   CHECK(n.used_shared_mib.at("g1") == 0);  // the entry persists at 0, as a Go map entry does
 }
 
+TEST_CASE("the walk over the shared groups accepts exactly the groups a task fits on",
+          "[model][node][gpu-sharing]") {
+  Node n = l40s(4);
+  // g1 has room for 0.33 and not 0.5, g2 is full, g3 holds only a releasing fraction, g4 was
+  // emptied (its entry stays at 0 MiB), g5 is half releasing and has room for 0.5 with it.
+  std::vector<Task> tasks = {
+      fraction(0, 0.5, TaskStatus::RUNNING, "g1"),   fraction(1, 0.2, TaskStatus::RUNNING, "g1"),
+      fraction(2, 0.5, TaskStatus::RUNNING, "g2"),   fraction(3, 0.5, TaskStatus::RUNNING, "g2"),
+      fraction(4, 0.3, TaskStatus::RELEASING, "g3"), fraction(5, 0.2, TaskStatus::RUNNING, "g4"),
+      fraction(6, 0.5, TaskStatus::RUNNING, "g5"),   fraction(7, 0.4, TaskStatus::RELEASING, "g5"),
+  };
+  for (Task& t : tasks) REQUIRE(n.add_task(t));
+  REQUIRE(n.remove_task(tasks[5].id));
+  for (double f : {0.1, 0.25, 0.33, 0.5, 0.6, 0.9}) {
+    const GpuRequirement req = GpuRequirement::with_gpus(f, 0);
+    std::vector<std::string> walked, looked_up;
+    n.for_each_fitting_group(req, [&](const std::string& group) {
+      walked.push_back(group);
+      return false;
+    });
+    for (const auto& [group, used] : n.used_shared_mib) {
+      if (n.task_fits_on_group(req, group)) looked_up.push_back(group);
+    }
+    INFO("fraction " << f);
+    CHECK(walked == looked_up);
+  }
+  std::vector<std::string> walked;
+  n.for_each_fitting_group(GpuRequirement::with_gpus(0.25, 0), [&](const std::string& group) {
+    walked.push_back(group);
+    return false;
+  });
+  CHECK(walked == std::vector<std::string>{"g1", "g5"});
+  std::size_t calls = 0;
+  n.for_each_fitting_group(GpuRequirement::with_gpus(0.25, 0), [&](const std::string&) {
+    ++calls;
+    return true;  // stop at the first
+  });
+  CHECK(calls == 1);
+}
+
 TEST_CASE("a group whose only fraction is releasing counts as one releasing GPU",
           "[model][node][gpu-sharing]") {
   Node n = l40s(1);

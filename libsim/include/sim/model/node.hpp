@@ -136,6 +136,11 @@ class Node {
 
   // Shared-GPU queries (gpu_sharing_node_info.go).
   bool task_fits_on_group(const GpuRequirement& req, const std::string& group) const;
+  /// Calls `fn(group)` for each shared-GPU group, in id order, that task_fits_on_group accepts,
+  /// until `fn` returns true. It walks the three books side by side rather than looking each
+  /// group up in them: a fraction pod's fit is asked of every offered node in every scenario.
+  template <typename Fn>
+  void for_each_fitting_group(const GpuRequirement& req, Fn&& fn) const;
   bool enough_idle_on_group(const GpuRequirement& req, const std::string& group) const;
   std::int64_t fitting_shared_group_count(const Task& task) const;
   int used_shared_gpu_count() const;
@@ -168,5 +173,30 @@ class Node {
   bool is_pipelined_to_releasing_gpu(std::int64_t memory, const std::string& group) const;
   bool is_gpu_releasing_from_shared(const std::string& group) const;
 };
+
+template <typename Fn>
+void Node::for_each_fitting_group(const GpuRequirement& req, Fn&& fn) const {
+  if (used_shared_mib.empty()) return;
+  const std::int64_t need = gpu_memory_of(req);
+  // A book's entry for `group` (0 if none), its cursor moved past the smaller ids.
+  auto entry = [](const std::map<std::string, std::int64_t>& book,
+                  std::map<std::string, std::int64_t>::const_iterator& it,
+                  const std::string& group) -> std::int64_t {
+    for (; it != book.end(); ++it) {
+      const int c = it->first.compare(group);
+      if (c == 0) return it->second;
+      if (c > 0) break;
+    }
+    return 0;
+  };
+  auto allocated_at = allocated_shared_mib.begin();
+  auto releasing_at = releasing_shared_mib.begin();
+  for (const auto& [group, used_mib] : used_shared_mib) {
+    const std::int64_t a = entry(allocated_shared_mib, allocated_at, group);
+    const std::int64_t r = entry(releasing_shared_mib, releasing_at, group);
+    // task_fits_on_group: in use, room for the request, not all of it releasing.
+    if (used_mib != 0 && gpu_memory_mib - a + r - need >= 0 && a != r && fn(group)) return;
+  }
+}
 
 }  // namespace sim::model

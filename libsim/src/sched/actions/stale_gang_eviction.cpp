@@ -33,7 +33,7 @@ void run_stale_gang_eviction(Session& ssn) {
       if (!model::is_active_allocated(task.status) || !task.node.valid()) continue;
       // ssn.Evict: immediate pod deletion, outside any statement; the deallocate handlers run.
       task.status = model::TaskStatus::RELEASING;
-      ssn.note_status_change();
+      ssn.note_status_change(j);
       ssn.state.nodes[task.node].update_task(task);
       ssn.on_deallocate(task);
       ssn.evictions.push_back({t, task.node, "stalegang", JobId::invalid()});

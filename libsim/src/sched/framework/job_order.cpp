@@ -51,11 +51,11 @@ bool memo_holds_by_reading(const Session& ssn, const JobView& job, const Allocat
   return true;
 }
 
-// The job orders ask at every heap comparison: while no pod has changed since the memo last held
-// (the session's status epoch), it still holds.
+// The job and queue orders ask at every heap comparison: while no pod of the job has changed
+// since the memo last held (the job's status epoch), it still holds.
 bool memo_holds(const Session& ssn, const JobView& job, AllocationMemo& m) {
-  if (m.epoch == ssn.status_epoch() && m.session == &ssn && m.groups == job.groups.get() &&
-      m.tasks.size() == job.tasks.size()) {
+  if (m.session == &ssn && m.epoch >= ssn.job_status_epoch(job.id) &&
+      m.groups == job.groups.get() && m.tasks.size() == job.tasks.size()) {
     SIM_ASSERT(memo_holds_by_reading(ssn, job, m));
     return true;
   }

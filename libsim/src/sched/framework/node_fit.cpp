@@ -40,9 +40,10 @@ std::vector<const std::string*> fitting_gpus(const Session& ssn, const model::No
   // Names, not copies: group ids are longer than a short string, and a fraction pod is fitted on
   // many nodes in every scenario of the victim search.
   std::vector<const std::string*> candidates;
-  for (const auto& [group, used] : node.used_shared_mib) {
-    if (node.task_fits_on_group(task.gpu, group)) candidates.push_back(&group);
-  }
+  node.for_each_fitting_group(task.gpu, [&](const std::string& group) {
+    candidates.push_back(&group);
+    return false;
+  });
   const double idle = node.idle[kGpu], releasing = node.releasing[kGpu];
   if (idle > 0 || releasing > 0) {
     // All markers are alike and sort together; the caller takes at most gpu.count of them, so

@@ -48,6 +48,7 @@ Session::Session(model::ClusterState& cluster, std::vector<std::unique_ptr<Plugi
   // The pods' sums: a caller's that follows the pods from cycle to cycle, else counted now.
   sums_ = state.open_sums ? std::move(*state.open_sums) : count_open_sums(state);
   state.open_sums.reset();
+  job_changed_.assign(state.jobs.size(), status_epoch_);
   may_pend_.assign(state.jobs.size(), 0);
   for (JobId j : sums_.may_pend) may_pend_[j.index()] = 1;
   may_stale_.assign(state.jobs.size(), 0);

@@ -13,12 +13,12 @@ using model::TaskStatus;
 
 void Statement::set_status(model::Task& task, TaskStatus status) {
   task.status = status;
-  ssn_.note_status_change();
+  ssn_.note_status_change(task.job);
 }
 
 void Statement::set_virtual(model::Task& task, bool virtual_status) {
   task.virtual_status = virtual_status;
-  ssn_.note_status_change();
+  ssn_.note_status_change(task.job);
 }
 
 bool Statement::valid(std::size_t index) const {

@@ -17,13 +17,12 @@ class GpuSharingOrder final : public Plugin, public NodeScorer {
              std::vector<char>&) override {
     const model::Task& task = ssn.state.tasks[task_id];
     for (std::size_t i = 0; i < nodes.size(); ++i) {
-      const model::Node& node = ssn.state.nodes[nodes[i]];
-      for (const auto& [group, used] : node.used_shared_mib) {
-        if (node.task_fits_on_group(task.gpu, group)) {
-          scores[i] += kGpuSharing;
-          break;
-        }
-      }
+      bool fits = false;
+      ssn.state.nodes[nodes[i]].for_each_fitting_group(task.gpu, [&](const std::string&) {
+        fits = true;
+        return true;
+      });
+      if (fits) scores[i] += kGpuSharing;
     }
   }
 };

@@ -25,8 +25,8 @@ struct AllocationMemo {
   const model::SubGroupTree* groups = nullptr;
   std::vector<TaskId> tasks;
   std::vector<std::uint8_t> states;  ///< per pod: status, and 0x80 when virtual
-  /// The session's status epoch when the memo was last found to hold: at that same epoch no pod
-  /// has changed, so it holds without reading the pods again.
+  /// The session's status epoch when the memo was last found to hold: while no pod of the job
+  /// has changed since (Session::job_status_epoch), it holds without reading the pods again.
   std::uint64_t epoch = 0;
   /// The answers for that key, each worked out when first asked for.
   std::optional<ResourceVec> quantities;

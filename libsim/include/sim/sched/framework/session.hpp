@@ -141,7 +141,11 @@ class Session {
   /// Counts the changes of any pod's status or virtual flag (statements, stale-gang evictions):
   /// what was worked out from the pods' statuses at one count holds while it stays the same.
   std::uint64_t status_epoch() const { return status_epoch_; }
-  void note_status_change() { ++status_epoch_; }
+  /// The count at the last change of one of the job's pods (the session's first count if none):
+  /// what was worked out from the job's own pods at a count no lower still holds, whatever
+  /// other jobs' pods did since (a scenario changes a few jobs and orders hundreds).
+  std::uint64_t job_status_epoch(JobId job) const { return job_changed_[job.index()]; }
+  void note_status_change(JobId job) { job_changed_[job.index()] = ++status_epoch_; }
 
   /// Each node's place in name order (KAI breaks ties between equally scored nodes by name),
   /// worked out at the first call of the session.
@@ -167,6 +171,7 @@ class Session {
   std::vector<std::uint32_t> job_ranks_;   // by job index; empty until asked
   bool job_ranks_known_ = false;
   std::uint64_t status_epoch_;                                            // see Session::Session
+  std::vector<std::uint64_t> job_changed_;                                // by job index
   mutable std::vector<std::shared_ptr<AllocationMemo>> full_view_memos_;  // by job index
 };
 
