@@ -46,6 +46,29 @@ def test_cycle_reads_the_snapshot_it_writes(kaisim, tmp_path):
     assert set(decisions["queues"]) >= {q["metadata"]["name"] for q in leaves}
 
 
+def test_the_snapshot_names_kais_default_configuration_and_it_decides_as_an_empty_one(kaisim, tmp_path):
+    # KAI's snapshot tool runs only the actions and plugins a snapshot names (an empty config runs
+    # no action, and an empty schedulerParams stops its cache), so the generator writes KAI's
+    # defaults out; kaisim must decide on them exactly as on the defaults it assumes for "{}".
+    out = tmp_path / "c"
+    assert gen(kaisim, out, "--pods", "1400", "--pending-pods", "200").returncode == 0
+    snapshot = json.loads((out / "snapshot.json").read_text())
+    config = snapshot["config"]
+    assert [a.strip() for a in config["actions"].split(",")] == [
+        "allocate", "consolidation", "reclaim", "preempt", "stalegangeviction"]
+    names = [p["name"] for p in config["tiers"][0]["plugins"]]
+    assert {"predicates", "proportion", "nodeplacement", "sg-nodelocalgreedy", "sg-multinodegang"} <= set(names)
+    assert snapshot["schedulerParams"]["partitionParams"] == {"NodePoolLabelKey": "", "NodePoolLabelValue": ""}
+
+    empty = tmp_path / "empty.json"
+    empty.write_text(json.dumps({**snapshot, "config": {}, "schedulerParams": {}}))
+    written = kaisim("cycle", "-o", "json", out / "snapshot.json", timeout=120)
+    assumed = kaisim("cycle", "-o", "json", empty, timeout=120)
+    assert written.returncode == 0 == assumed.returncode, written.stderr + assumed.stderr
+    decisions = json.loads(written.stdout)
+    assert decisions["binds"] and decisions == json.loads(assumed.stdout)
+
+
 def test_refuses_a_folder_it_did_not_write_and_bad_sizes(kaisim, tmp_path):
     (tmp_path / "notes.txt").write_text("keep me")
     run = gen(kaisim, tmp_path)

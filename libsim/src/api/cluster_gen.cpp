@@ -12,6 +12,7 @@
 #include <numbers>
 #include <random>
 #include <sstream>
+#include <string_view>
 #include <vector>
 
 #include "io/yaml_field.hpp"
@@ -605,10 +606,49 @@ class Generator {
     for (const GenPod& p : pods_) sink("pods", pod_json(p, uids).dump());
   }
 
+  // KAI's default scheduler configuration, written out as its snapshot plugin writes the one in
+  // force (conf_util/scheduler_conf_util.go defaultSchedulerConf): KAI's snapshot tool runs only
+  // the actions a snapshot names, and its victim searches only with the sg-* generators listed.
+  static std::string default_config() {
+    ordered_json plugins = ordered_json::array();
+    for (const char* name : {"predicates",
+                             "proportion",
+                             "priority",
+                             "elastic",
+                             "kubeflow",
+                             "ray",
+                             "nodeavailability",
+                             "gpusharingorder",
+                             "gpupack",
+                             "resourcetype",
+                             "subgrouporder",
+                             "taskorder",
+                             "nominatednode",
+                             "dynamicresources",
+                             "nodeplacement",
+                             "minruntime",
+                             "topology",
+                             "snapshot",
+                             "sg-nodelocalgreedy",
+                             "sg-multinodegang"}) {
+      ordered_json plugin{{"name", name}};
+      if (std::string_view(name) == "nodeplacement")
+        plugin["arguments"] = {{"cpu", "binpack"}, {"gpu", "binpack"}};
+      plugins.push_back(std::move(plugin));
+    }
+    ordered_json config{{"actions", "allocate, consolidation, reclaim, preempt, stalegangeviction"},
+                        {"tiers", ordered_json::array({ordered_json{{"plugins", plugins}}})}};
+    // The scheduler's name, and no node pool (KAI's cache dereferences partitionParams).
+    ordered_json params{
+        {"schedulerName", "kai-scheduler"},
+        {"partitionParams", {{"NodePoolLabelKey", ""}, {"NodePoolLabelValue", ""}}}};
+    return "\"config\":" + config.dump() + ",\n\"schedulerParams\":" + params.dump();
+  }
+
   std::string snapshot() const {
-    // KAI's snapshot.json (pkg/scheduler/plugins/snapshot): config and schedulerParams as KAI's
-    // in-code defaults, the objects under rawObjects by kind.
-    std::string out = "{\"config\":{},\"schedulerParams\":{},\"rawObjects\":{\n\"nodes\":[";
+    // KAI's snapshot.json (pkg/scheduler/plugins/snapshot): KAI's default config and scheduler
+    // parameters, the objects under rawObjects by kind.
+    std::string out = "{" + default_config() + ",\n\"rawObjects\":{\n\"nodes\":[";
     for (std::size_t i = 0; i < nodes_.size(); ++i)
       out += (i ? ",\n" : "\n") + node_json(nodes_[i]).dump();
     out += "]";
