@@ -58,7 +58,17 @@ def test_the_snapshot_names_kais_default_configuration_and_it_decides_as_an_empt
         "allocate", "consolidation", "reclaim", "preempt", "stalegangeviction"]
     names = [p["name"] for p in config["tiers"][0]["plugins"]]
     assert {"predicates", "proportion", "nodeplacement", "sg-nodelocalgreedy", "sg-multinodegang"} <= set(names)
-    assert snapshot["schedulerParams"]["partitionParams"] == {"NodePoolLabelKey": "", "NodePoolLabelValue": ""}
+    params = snapshot["schedulerParams"]
+    assert params["partitionParams"] == {"NodePoolLabelKey": "", "NodePoolLabelValue": ""}
+    # KAI's snapshot tool reads a flag left out as false; these are KAI's defaults.
+    assert params["allowConsolidatingReclaim"] is True and params["fullHierarchyFairness"] is True
+    assert params["useSchedulingSignatures"] is True and params["maxNumberConsolidationPreemptees"] == 16
+    # The objects as the API server stores them: KAI reads GPU requests, which a limit alone
+    # gets only from the API server's defaulting, and a node's capacity beside its allocatable.
+    limited = [c["resources"] for p in snapshot["rawObjects"]["pods"] for c in p["spec"]["containers"]
+               if c["resources"].get("limits")]
+    assert limited and all(r["requests"][k] == v for r in limited for k, v in r["limits"].items())
+    assert all(n["status"]["capacity"] == n["status"]["allocatable"] for n in snapshot["rawObjects"]["nodes"])
 
     empty = tmp_path / "empty.json"
     empty.write_text(json.dumps({**snapshot, "config": {}, "schedulerParams": {}}))

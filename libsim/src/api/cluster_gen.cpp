@@ -20,6 +20,7 @@
 #include "sim/core/error.hpp"
 #include "sim/core/go_json.hpp"
 #include "sim/io/output_folder.hpp"
+#include "sim/model/cluster.hpp"
 #include "sim/model/gpu_models.hpp"
 
 namespace sim::api {
@@ -502,7 +503,8 @@ class Generator {
             {"kind", "Node"},
             {"metadata", {{"name", n.name}, {"labels", labels}}},
             {"status",
-             {{"allocatable", allocatable},
+             {{"capacity", allocatable},  // as stored; KAI warns when the two differ
+              {"allocatable", allocatable},
               {"conditions", ordered_json::array({{{"type", "Ready"}, {"status", "True"}}})}}}};
   }
 
@@ -561,12 +563,17 @@ class Generator {
                               {"name", p.owner_name},
                               {"uid", uid(uids)},
                               {"controller", true}}});
-    const ordered_json requests = {
-        {"cpu", quantity(p.cpu)},
-        {"memory", std::to_string(std::llround(p.memory_gi * 1024)) + "Mi"}};
+    ordered_json requests = {{"cpu", quantity(p.cpu)},
+                             {"memory", std::to_string(std::llround(p.memory_gi * 1024)) + "Mi"}};
     ordered_json limits = ordered_json::object();
-    if (p.gpus > 0) limits["nvidia.com/gpu"] = std::to_string(p.gpus);
-    if (!p.mig_profile.empty()) limits["nvidia.com/mig-" + p.mig_profile] = "1";
+    // GPUs and MIG slices as the API server stores them, the request defaulted from the limit:
+    // KAI reads the requests of the objects as given (its snapshot tool skips that defaulting).
+    auto extended = [&](const std::string& name, const std::string& amount) {
+      requests[name] = amount;
+      limits[name] = amount;
+    };
+    if (p.gpus > 0) extended("nvidia.com/gpu", std::to_string(p.gpus));
+    if (!p.mig_profile.empty()) extended("nvidia.com/mig-" + p.mig_profile, "1");
     ordered_json resources = {{"requests", requests}};
     if (!limits.empty()) resources["limits"] = limits;
     ordered_json spec = {{"schedulerName", p.system ? "default-scheduler" : "kai-scheduler"}};
@@ -638,10 +645,18 @@ class Generator {
     }
     ordered_json config{{"actions", "allocate, consolidation, reclaim, preempt, stalegangeviction"},
                         {"tiers", ordered_json::array({ordered_json{{"plugins", plugins}}})}};
-    // The scheduler's name, and no node pool (KAI's cache dereferences partitionParams).
-    ordered_json params{
-        {"schedulerName", "kai-scheduler"},
-        {"partitionParams", {{"NodePoolLabelKey", ""}, {"NodePoolLabelValue", ""}}}};
+    // The scheduler's flags at their defaults (cmd/scheduler/app/options/options.go), as the
+    // plugin writes them: KAI reads a flag left out as false, kaisim as its default. No node
+    // pool (KAI's cache dereferences partitionParams).
+    const model::SchedulerConfig flags;
+    ordered_json params{{"schedulerName", "kai-scheduler"},
+                        {"partitionParams", {{"NodePoolLabelKey", ""}, {"NodePoolLabelValue", ""}}},
+                        {"maxNumberConsolidationPreemptees", flags.max_consolidation_preemptees},
+                        {"useSchedulingSignatures", flags.use_scheduling_signatures},
+                        {"fullHierarchyFairness", true},
+                        {"allowConsolidatingReclaim", flags.allow_consolidating_reclaim},
+                        {"globalDefaultStalenessGracePeriod", flags.staleness_grace_ns},
+                        {"queueLabelKey", flags.queue_label_key}};
     return "\"config\":" + config.dump() + ",\n\"schedulerParams\":" + params.dump();
   }
 
