@@ -1,5 +1,6 @@
 """`kaisim cycle`: the runbook's states through one KAI scheduling cycle."""
 import json
+import re
 
 from conftest import SOURCE_DIR
 
@@ -239,6 +240,20 @@ def test_a_bad_scheduler_config_names_the_field(kaisim):
     run = kaisim("cycle", "-o", "json", "-", stdin=snapshot_with_config({}, {"allowConsolidatingReclaim": "yes"}))
     assert run.returncode == 2
     assert "schedulerParams.allowConsolidatingReclaim: expected true or false" in run.stderr
+
+
+def test_a_scheduler_parameter_kaisim_does_not_model_is_a_warning(kaisim):
+    # fullHierarchyFairness false makes KAI divide fair share below one synthetic parent queue;
+    # kaisim models the default (true), so it says so and still schedules.
+    for value, warned in ((False, True), (True, False)):
+        run = kaisim("cycle", "-o", "json", "-", stdin=snapshot_with_config({}, {"fullHierarchyFairness": value}))
+        assert run.returncode == 0, run.stderr
+        assert json.loads(run.stdout)["binds"]
+        lines = [line for line in run.stderr.splitlines() if "fullHierarchyFairness" in line]
+        assert len(lines) == (1 if warned else 0), run.stderr
+        if warned:
+            assert re.fullmatch(r"kaisim: warning: <stdin>:1:\d+: schedulerParams\.fullHierarchyFairness: false is not "
+                                r"modelled: .*", lines[0]), lines[0]
 
 
 def snapshot_with_topology(constraint, levels=None, with_topology=True):

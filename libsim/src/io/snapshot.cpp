@@ -783,7 +783,7 @@ namespace {
 void parse_into(const Objects& objects, ParsedObjects& out, Diagnostics& diagnostics) {
   out.latest_time = std::max(out.latest_time, latest_time(objects));
   for (const auto& [config, params] : objects.scheduler_configs)
-    out.config = read_scheduler_config(config, params);
+    out.config = read_scheduler_config(config, params, diagnostics);
   for (const Field& f : objects.priority_classes)
     out.priority_classes.push_back(read_priority_class(f));
   for (const Field& f : objects.topologies) out.topologies.push_back(read_topology(f));
