@@ -75,7 +75,8 @@ model::SchedulerConfig read_scheduler_config(const Field& config, const Field& p
       out.allow_consolidating_reclaim = read_bool(f);
     if (const Field f = params.member("useSchedulingSignatures"); !f.is_null())
       out.use_scheduling_signatures = read_bool(f);
-    // KAI's fair share without it divides each level apart; kaisim models only the default.
+    // Without it KAI hangs every queue that has a parent below one synthetic "default" queue
+    // (cache/cluster_info/queue.go snapshotQueues); kaisim models only the full hierarchy.
     if (const Field f = params.member("fullHierarchyFairness"); !f.is_null() && !read_bool(f)) {
       diagnostics.warn(f.where(), f.path(),
                        "false is not modelled: kaisim divides fair share as KAI's default true "

@@ -145,7 +145,10 @@ class Session {
   /// what was worked out from the job's own pods at a count no lower still holds, whatever
   /// other jobs' pods did since (a scenario changes a few jobs and orders hundreds).
   std::uint64_t job_status_epoch(JobId job) const { return job_changed_[job.index()]; }
-  void note_status_change(JobId job) { job_changed_[job.index()] = ++status_epoch_; }
+  void note_status_change(JobId job) {
+    ++status_epoch_;
+    if (job.valid()) job_changed_[job.index()] = status_epoch_;  // pods of no job have no memo
+  }
 
   /// Each node's place in name order (KAI breaks ties between equally scored nodes by name),
   /// worked out at the first call of the session.
