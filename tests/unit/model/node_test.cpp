@@ -67,7 +67,7 @@ TEST_CASE("the first fraction on a group takes one whole GPU out of idle",
 TEST_CASE("the walk over the shared groups accepts exactly the groups a task fits on",
           "[model][node][gpu-sharing]") {
   Node n = l40s(4);
-  // g1 has room for 0.33 and not 0.5, g2 is full, g3 holds only a releasing fraction, g4 was
+  // g1 has room for 0.25 and not 0.33, g2 is full, g3 holds only a releasing fraction, g4 was
   // emptied (its entry stays at 0 MiB), g5 is half releasing and has room for 0.5 with it.
   std::vector<Task> tasks = {
       fraction(0, 0.5, TaskStatus::RUNNING, "g1"),   fraction(1, 0.2, TaskStatus::RUNNING, "g1"),
