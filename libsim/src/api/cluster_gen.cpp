@@ -12,7 +12,6 @@
 #include <numbers>
 #include <random>
 #include <sstream>
-#include <string_view>
 #include <vector>
 
 #include "io/yaml_field.hpp"
@@ -617,38 +616,27 @@ class Generator {
   // force (conf_util/scheduler_conf_util.go defaultSchedulerConf): KAI's snapshot tool runs only
   // the actions a snapshot names, and its victim searches only with the sg-* generators listed.
   static std::string default_config() {
+    const model::SchedulerConfig flags;
+    // kaisim's default list is KAI's, less the plugins that change no decision kaisim models.
     ordered_json plugins = ordered_json::array();
-    for (const char* name : {"predicates",
-                             "proportion",
-                             "priority",
-                             "elastic",
-                             "kubeflow",
-                             "ray",
-                             "nodeavailability",
-                             "gpusharingorder",
-                             "gpupack",
-                             "resourcetype",
-                             "subgrouporder",
-                             "taskorder",
-                             "nominatednode",
-                             "dynamicresources",
-                             "nodeplacement",
-                             "minruntime",
-                             "topology",
-                             "snapshot",
-                             "sg-nodelocalgreedy",
-                             "sg-multinodegang"}) {
-      ordered_json plugin{{"name", name}};
-      if (std::string_view(name) == "nodeplacement")
-        plugin["arguments"] = {{"cpu", "binpack"}, {"gpu", "binpack"}};
+    std::vector<model::PluginOption> list = model::enabled_plugins(flags);
+    for (const char* name : {"snapshot", "sg-nodelocalgreedy", "sg-multinodegang"})
+      list.push_back({name, {}});
+    for (const model::PluginOption& p : list) {
+      ordered_json plugin{{"name", p.name}};
+      if (p.name == "nodeplacement") {
+        plugin["arguments"] = {{"cpu", flags.cpu_binpack ? "binpack" : "spread"},
+                               {"gpu", flags.gpu_binpack ? "binpack" : "spread"}};
+      }
       plugins.push_back(std::move(plugin));
     }
-    ordered_json config{{"actions", "allocate, consolidation, reclaim, preempt, stalegangeviction"},
+    std::string actions;
+    for (const std::string& a : flags.actions) actions += (actions.empty() ? "" : ", ") + a;
+    ordered_json config{{"actions", actions},
                         {"tiers", ordered_json::array({ordered_json{{"plugins", plugins}}})}};
     // The scheduler's flags at their defaults (cmd/scheduler/app/options/options.go), as the
     // plugin writes them: KAI reads a flag left out as false, kaisim as its default. No node
     // pool (KAI's cache dereferences partitionParams).
-    const model::SchedulerConfig flags;
     ordered_json params{{"schedulerName", "kai-scheduler"},
                         {"partitionParams", {{"NodePoolLabelKey", ""}, {"NodePoolLabelValue", ""}}},
                         {"maxNumberConsolidationPreemptees", flags.max_consolidation_preemptees},

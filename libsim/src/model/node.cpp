@@ -92,15 +92,9 @@ int Node::used_shared_gpu_count() const {
 
 int Node::used_gpu_count() const { return static_cast<int>(used[kGpu]) + used_shared_gpu_count(); }
 
-bool Node::group_all_releasing(const std::string& group) const {
-  return get(allocated_shared_mib, group) == get(releasing_shared_mib, group);
-}
-
 bool Node::task_fits_on_group(const GpuRequirement& req, const std::string& group) const {
-  const bool enough = gpu_memory_mib - get(allocated_shared_mib, group) +
-                          get(releasing_shared_mib, group) - gpu_memory_of(req) >=
-                      0;
-  return get(used_shared_mib, group) != 0 && enough && !group_all_releasing(group);
+  return fits_on_books(get(used_shared_mib, group), get(allocated_shared_mib, group),
+                       get(releasing_shared_mib, group), gpu_memory_of(req));
 }
 
 bool Node::enough_idle_on_group(const GpuRequirement& req, const std::string& group) const {

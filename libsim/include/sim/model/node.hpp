@@ -145,7 +145,6 @@ class Node {
   std::int64_t fitting_shared_group_count(const Task& task) const;
   int used_shared_gpu_count() const;
   int used_gpu_count() const;
-  bool group_all_releasing(const std::string& group) const;
   /// Idle or releasing resources of the node (nonAllocatedVector).
   ResourceVec non_allocated() const { return idle + releasing; }
   /// isTaskAllocatableOnNonAllocatedResources against `available` (idle, or idle + releasing).
@@ -172,6 +171,12 @@ class Node {
   void remove_shared(const NodeTaskRecord& rec, const std::string& group);
   bool is_pipelined_to_releasing_gpu(std::int64_t memory, const std::string& group) const;
   bool is_gpu_releasing_from_shared(const std::string& group) const;
+  /// task_fits_on_group on one group's books (MiB): in use, room for `need`, not all releasing.
+  bool fits_on_books(std::int64_t used_mib, std::int64_t allocated_mib, std::int64_t releasing_mib,
+                     std::int64_t need) const {
+    return used_mib != 0 && gpu_memory_mib - allocated_mib + releasing_mib - need >= 0 &&
+           allocated_mib != releasing_mib;
+  }
 };
 
 template <typename Fn>
@@ -194,8 +199,7 @@ void Node::for_each_fitting_group(const GpuRequirement& req, Fn&& fn) const {
   for (const auto& [group, used_mib] : used_shared_mib) {
     const std::int64_t a = entry(allocated_shared_mib, allocated_at, group);
     const std::int64_t r = entry(releasing_shared_mib, releasing_at, group);
-    // task_fits_on_group: in use, room for the request, not all of it releasing.
-    if (used_mib != 0 && gpu_memory_mib - a + r - need >= 0 && a != r && fn(group)) return;
+    if (fits_on_books(used_mib, a, r, need) && fn(group)) return;
   }
 }
 

@@ -601,8 +601,9 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
     }
     return true;
   };
+  bool single_leaf = one_leaf_left();  // asked again only when a relevant job leaves `waiting`
   while (relevant > 0 && !order.empty()) {
-    if (one_leaf_left()) {
+    if (single_leaf) {
       std::sort(waiting.begin(), waiting.end(),
                 [&](const JobView* a, const JobView* b) { return ssn_.job_before(*a, *b); });
 #ifndef NDEBUG
@@ -625,6 +626,7 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
     if (!is_relevant(job->id)) continue;
     --relevant;
     waiting.erase(std::find(waiting.begin(), waiting.end(), job));
+    single_leaf = one_leaf_left();
     if (!place(*job)) break;
   }
   if (preemptor_placed && !preemptor_failed) {
