@@ -246,8 +246,8 @@ namespace {
 // same text and says exactly what and where.
 class SimdjsonReader {
  public:
-  SimdjsonReader(JsonTreeBuilder& builder, const simdjson::padded_string& padded)
-      : builder_(builder), base_(padded.data()), text_(builder.doc().source()) {}
+  SimdjsonReader(JsonTreeBuilder& builder, const char* padded)
+      : builder_(builder), base_(padded), text_(builder.doc().source()) {}
 
   bool read(simdjson::ondemand::document& doc) {
     simdjson::ondemand::value root;
@@ -456,7 +456,8 @@ class NlohmannReader {
 
 }  // namespace
 
-JsonDocument::JsonDocument(std::string_view text, const std::string& file, Diagnostics& diagnostics)
+JsonDocument::JsonDocument(std::string_view text, const std::string& file, Diagnostics& diagnostics,
+                           std::size_t readable_past_end)
     : text_(text), file_(&file), locator_(text) {
   if (text.size() >= 0xFFFFFFFFu)
     throw InputError(SourceLocation{file, 0, 0}, "", "a JSON document of 4 GiB or more");
@@ -472,12 +473,20 @@ JsonDocument::JsonDocument(std::string_view text, const std::string& file, Diagn
   if (!control) {
     values_.reserve(text.size() / 12);
     Diagnostics found;  // kept only if this reader gets to the end
-    const simdjson::padded_string padded(text);
+    // simdjson reads up to SIMDJSON_PADDING bytes past the end: a text with that much room after
+    // it (read_input_file leaves it) is read in place, any other is copied first.
+    static_assert(kReadPadding >= simdjson::SIMDJSON_PADDING);
+    simdjson::padded_string copy;
+    simdjson::padded_string_view padded(text.data(), text.size(), text.size() + readable_past_end);
+    if (readable_past_end < simdjson::SIMDJSON_PADDING) {
+      copy = simdjson::padded_string(text);
+      padded = copy;
+    }
     simdjson::ondemand::parser parser;
     simdjson::ondemand::document doc;
     JsonTreeBuilder builder(*this, found);
     if (parser.iterate(padded).get(doc) == simdjson::SUCCESS &&
-        SimdjsonReader(builder, padded).read(doc)) {
+        SimdjsonReader(builder, padded.data()).read(doc)) {
       diagnostics.warnings.insert(diagnostics.warnings.end(), found.warnings.begin(),
                                   found.warnings.end());
       return;

@@ -40,7 +40,10 @@ class JsonDocument {
   /// InputError at the line and column of the offending byte; nesting deeper than
   /// input_limits().max_depth is refused with its own message. An object key given twice is a
   /// warning (Go's encoding/json keeps the last one, and so does this document).
-  JsonDocument(std::string_view text, const std::string& file, Diagnostics& diagnostics);
+  /// `readable_past_end`: bytes after the text's end that may be read (not written); with at
+  /// least kReadPadding (input_limits.hpp), simdjson reads the text where it is, not a copy.
+  JsonDocument(std::string_view text, const std::string& file, Diagnostics& diagnostics,
+               std::size_t readable_past_end = 0);
 
   Index root() const { return 0; }
   Kind kind(Index v) const { return values_[v].kind; }

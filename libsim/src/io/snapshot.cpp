@@ -711,7 +711,9 @@ model::ClusterState load_snapshot(const std::vector<SnapshotSource>& sources,
   parsed.reserve(sources.size());
   std::vector<Field> docs;
   for (std::size_t s = 0; s < sources.size(); ++s) {
-    parsed.emplace_back(sources[s].text, files[s], diagnostics);
+    // A std::string's buffer holds capacity() characters and a terminator.
+    const std::string& text = sources[s].text;
+    parsed.emplace_back(text, files[s], diagnostics, text.capacity() - text.size());
     if (parsed.back().documents().empty()) {
       throw InputError(SourceLocation{files[s], 0, 0}, "",
                        "the file is empty: no Kubernetes object and no KAI snapshot in it");

@@ -400,10 +400,11 @@ std::string Field::describe() const {
   return quoted() ? "string \"" + text + "\"" : "\"" + text + "\"";
 }
 
-ParsedText::ParsedText(std::string_view text, const std::string& file, Diagnostics& diagnostics)
+ParsedText::ParsedText(std::string_view text, const std::string& file, Diagnostics& diagnostics,
+                       std::size_t readable_past_end)
     : file_(&file) {
   if (looks_like_json(text)) {
-    json_ = std::make_unique<JsonDocument>(text, file, diagnostics);
+    json_ = std::make_unique<JsonDocument>(text, file, diagnostics, readable_past_end);
     documents_.emplace_back(json_.get(), json_->root());
     return;
   }

@@ -172,7 +172,9 @@ void Field::for_each_entry(Visit&& visit) const {
 /// `text` and `file` must outlive it.
 class ParsedText {
  public:
-  ParsedText(std::string_view text, const std::string& file, Diagnostics& diagnostics);
+  /// `readable_past_end`: as JsonDocument's (a text with room after it is read in place).
+  ParsedText(std::string_view text, const std::string& file, Diagnostics& diagnostics,
+             std::size_t readable_past_end = 0);
   ~ParsedText();
   ParsedText(ParsedText&&) noexcept;
   /// The documents (empty YAML documents skipped), each with `documents[i]` as its path when

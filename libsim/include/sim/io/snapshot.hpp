@@ -24,6 +24,8 @@ struct SnapshotOptions {
 
 /// One input text (a file). Several can be combined, e.g. a folder of manifests.
 struct SnapshotSource {
+  /// With kReadPadding (input_limits.hpp) bytes of spare capacity, as read_input_file leaves them,
+  /// a JSON text is read where it is; any other is copied once for simdjson.
   std::string text;
   std::string file;
 };
