@@ -242,18 +242,55 @@ def test_a_bad_scheduler_config_names_the_field(kaisim):
     assert "schedulerParams.allowConsolidatingReclaim: expected true or false" in run.stderr
 
 
-def test_a_scheduler_parameter_kaisim_does_not_model_is_a_warning(kaisim):
-    # fullHierarchyFairness false makes KAI divide fair share below one synthetic parent queue;
-    # kaisim models the default (true), so it says so and still schedules.
-    for value, warned in ((False, True), (True, False)):
-        run = kaisim("cycle", "-o", "json", "-", stdin=snapshot_with_config({}, {"fullHierarchyFairness": value}))
-        assert run.returncode == 0, run.stderr
-        assert json.loads(run.stdout)["binds"]
-        lines = [line for line in run.stderr.splitlines() if "fullHierarchyFairness" in line]
-        assert len(lines) == (1 if warned else 0), run.stderr
-        if warned:
-            assert re.fullmatch(r"kaisim: warning: <stdin>:1:\d+: schedulerParams\.fullHierarchyFairness: false is not "
-                                r"modelled: .*", lines[0]), lines[0]
+def snapshot_with_departments(params):
+    """A KAI snapshot.json: one 4-GPU node; departments d1 (quota 3 GPUs) and d2 (quota 1), each
+    with one project (p1, p2: no quota, weight 1) asking for four 1-GPU pods."""
+    resources = lambda quota: {"gpu": {"quota": quota, "limit": -1, "overQuotaWeight": 1}}
+    queue = lambda name, quota, parent=None: {"metadata": {"name": name, "creationTimestamp": "2026-08-03T09:00:00Z"},
+                                              "spec": {"resources": resources(quota),
+                                                       **({"parentQueue": parent} if parent else {})}}
+    pod = lambda name, project: {
+        "metadata": {"name": name, "namespace": "a", "uid": name, "creationTimestamp": "2026-08-03T10:00:00Z",
+                     "labels": {"kai.scheduler/queue": project}},
+        "spec": {"schedulerName": "kai-scheduler",
+                 "containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": "1"}}}]},
+        "status": {"phase": "Pending"}}
+    return json.dumps({"config": {}, "schedulerParams": params, "rawObjects": {
+        "nodes": [{"metadata": {"name": "n0"}, "status": {"allocatable": {
+            "cpu": "16", "memory": "64Gi", "pods": "110", "nvidia.com/gpu": "4"}}}],
+        "queues": [queue("d1", 3), queue("d2", 1), queue("p1", 0, "d1"), queue("p2", 0, "d2")],
+        "pods": [pod(f"{project}-{i}", project) for project in ("p1", "p2") for i in range(4)]}})
+
+
+def test_without_full_hierarchy_fairness_projects_share_the_cluster_as_siblings(kaisim):
+    def binds_by_project(report):
+        projects = [bind["pod"].split("/")[1].split("-")[0] for bind in report["binds"]]  # "a/p1-0"
+        return {p: projects.count(p) for p in set(projects)}
+
+    # KAI's default: the departments divide the node 3 to 1, and each project gets its department's.
+    full = cycle(kaisim, "-", stdin=snapshot_with_departments({"fullHierarchyFairness": True}))
+    assert sorted(full["fairShare"]) == ["d1", "d2", "p1", "p2"]
+    assert (full["fairShare"]["p1"]["gpu"], full["fairShare"]["p2"]["gpu"]) == (3, 1)
+    assert binds_by_project(full) == {"p1": 3, "p2": 1}
+    # false: KAI hangs both projects below one unlimited "default" queue and drops the departments
+    # (cache/cluster_info/queue.go snapshotQueues), so the two projects' equal weights split it 2 to 2.
+    run = kaisim("cycle", "-o", "json", "-", stdin=snapshot_with_departments({"fullHierarchyFairness": False}))
+    assert run.returncode == 0 and run.stderr == "", run.stderr
+    flat = json.loads(run.stdout)
+    assert sorted(flat["fairShare"]) == ["default", "p1", "p2"]
+    assert (flat["fairShare"]["p1"]["gpu"], flat["fairShare"]["p2"]["gpu"]) == (2, 2)
+    assert binds_by_project(flat) == {"p1": 2, "p2": 2}
+
+
+def test_without_full_hierarchy_fairness_a_queue_named_default_with_a_parent_is_refused(kaisim):
+    snapshot = json.loads(snapshot_with_departments({"fullHierarchyFairness": False}))
+    snapshot["rawObjects"]["queues"][2]["metadata"]["name"] = "default"
+    run = kaisim("cycle", "-", stdin=json.dumps(snapshot))
+    assert run.returncode == 2
+    assert re.fullmatch(r"kaisim: error: <stdin>:1:\d+: rawObjects\.queues\[2\]\.parentQueue: with "
+                        r"fullHierarchyFairness: false KAI hangs every queue that has a parent below its own "
+                        r"top-level queue \"default\", which this queue's name replaces\n", run.stderr), run.stderr
+    assert run.stdout == ""
 
 
 def snapshot_with_topology(constraint, levels=None, with_topology=True):

@@ -55,8 +55,7 @@ std::vector<model::PluginOption> read_plugins(const Field& tiers) {
 
 }  // namespace
 
-model::SchedulerConfig read_scheduler_config(const Field& config, const Field& params,
-                                             Diagnostics& diagnostics) {
+model::SchedulerConfig read_scheduler_config(const Field& config, const Field& params) {
   model::SchedulerConfig out;
   if (!config.is_null()) {
     config.expect_map();
@@ -75,13 +74,8 @@ model::SchedulerConfig read_scheduler_config(const Field& config, const Field& p
       out.allow_consolidating_reclaim = read_bool(f);
     if (const Field f = params.member("useSchedulingSignatures"); !f.is_null())
       out.use_scheduling_signatures = read_bool(f);
-    // Without it KAI hangs every queue that has a parent below one synthetic "default" queue
-    // (cache/cluster_info/queue.go snapshotQueues); kaisim models only the full hierarchy.
-    if (const Field f = params.member("fullHierarchyFairness"); !f.is_null() && !read_bool(f)) {
-      diagnostics.warn(f.where(), f.path(),
-                       "false is not modelled: kaisim divides fair share as KAI's default true "
-                       "does, so reclaim and queue order may differ from this scheduler's");
-    }
+    if (const Field f = params.member("fullHierarchyFairness"); !f.is_null())
+      out.full_hierarchy_fairness = read_bool(f);
     if (const Field f = params.member("queueLabelKey"); !f.is_null()) {
       const std::string key = f.string();
       if (!key.empty()) out.queue_label_key = key;

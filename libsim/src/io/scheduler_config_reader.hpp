@@ -9,9 +9,7 @@ namespace sim::io {
 
 /// `config` (actions and plugin tiers) and `params` (either may be null) applied over kaisim's
 /// defaults. A parameter the snapshot leaves out keeps kaisim's default; Go omits false and zero
-/// values from this JSON, so an absent parameter may also mean false or 0 there. A parameter
-/// kaisim reads but does not model at the value given is a warning.
-model::SchedulerConfig read_scheduler_config(const Field& config, const Field& params,
-                                             Diagnostics& diagnostics);
+/// values from this JSON, so an absent parameter may also mean false or 0 there.
+model::SchedulerConfig read_scheduler_config(const Field& config, const Field& params);
 
 }  // namespace sim::io

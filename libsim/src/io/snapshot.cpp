@@ -13,6 +13,7 @@
 #include "numa_reader.hpp"
 #include "parsed_objects.hpp"
 #include "pod_affinity_reader.hpp"
+#include "project_level_fairness.hpp"
 #include "scheduler_config_reader.hpp"
 #include "sim/io/quantity.hpp"
 #include "snapshot_fields.hpp"
@@ -785,7 +786,7 @@ namespace {
 void parse_into(const Objects& objects, ParsedObjects& out, Diagnostics& diagnostics) {
   out.latest_time = std::max(out.latest_time, latest_time(objects));
   for (const auto& [config, params] : objects.scheduler_configs)
-    out.config = read_scheduler_config(config, params, diagnostics);
+    out.config = read_scheduler_config(config, params);
   for (const Field& f : objects.priority_classes)
     out.priority_classes.push_back(read_priority_class(f));
   for (const Field& f : objects.topologies) out.topologies.push_back(read_topology(f));
@@ -1051,17 +1052,20 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
 
   // Queues: KAI drops orphan subtrees; the tree keeps the survivors in canonical order.
   std::vector<model::QueueSpec> specs;
+  std::vector<std::string> paths;
   for (std::size_t i = 0; i < queue_fields.size(); ++i) {
     specs.push_back(read_queue_object(*queue_fields[i], static_cast<std::int64_t>(i), diagnostics));
+    paths.push_back(queue_fields[i]->path().empty() ? "queue \"" + specs[i].name + "\""
+                                                    : queue_fields[i]->path());
   }
+  if (!state.config.full_hierarchy_fairness) apply_project_level_fairness(specs, paths);
   std::vector<model::QueueLink> links;
   for (std::size_t i = 0; i < specs.size(); ++i) {
     model::QueueLink link;
     link.uid = specs[i].name;
     link.parent = specs[i].parent;
     link.where = specs[i].where;
-    link.path = queue_fields[i]->path().empty() ? "queue \"" + specs[i].name + "\""
-                                                : queue_fields[i]->path();
+    link.path = paths[i];
     links.push_back(std::move(link));
   }
   state.queue_tree = model::QueueTree::build(links, diagnostics);

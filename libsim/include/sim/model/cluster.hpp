@@ -60,6 +60,9 @@ struct SchedulerConfig {
   int max_consolidation_preemptees = 16;
   bool allow_consolidating_reclaim = true;
   bool use_scheduling_signatures = true;
+  /// SchedulerParams.FullHierarchyFairness; false: every queue with a parent is put below one
+  /// top-level queue and the top level is dropped as the state is read (io, snapshots only).
+  bool full_hierarchy_fairness = true;
   double reclaimer_saturation_multiplier = 1.0;
   std::int64_t staleness_grace_ns = 60'000'000'000;  ///< negative = never evict stale gangs
   std::int64_t default_preempt_min_runtime_ns = 0;
