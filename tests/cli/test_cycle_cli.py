@@ -287,7 +287,7 @@ def test_without_full_hierarchy_fairness_a_queue_named_default_with_a_parent_is_
     snapshot["rawObjects"]["queues"][2]["metadata"]["name"] = "default"
     run = kaisim("cycle", "-", stdin=json.dumps(snapshot))
     assert run.returncode == 2
-    assert re.fullmatch(r"kaisim: error: <stdin>:1:\d+: rawObjects\.queues\[2\]\.parentQueue: with "
+    assert re.fullmatch(r"kaisim: error: <stdin>:1:\d+: rawObjects\.queues\[2\]\.spec\.parentQueue: with "
                         r"fullHierarchyFairness: false KAI hangs every queue that has a parent below its own "
                         r"top-level queue \"default\", which this queue's name replaces\n", run.stderr), run.stderr
     assert run.stdout == ""

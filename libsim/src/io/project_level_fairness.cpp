@@ -18,7 +18,7 @@ void apply_project_level_fairness(std::vector<model::QueueSpec>& specs,
   for (std::size_t i = 0; i < specs.size(); ++i) {
     if (specs[i].parent.empty()) continue;  // a top-level queue: not in KAI's snapshot
     if (specs[i].name == kProjectLevelParent) {
-      throw InputError(specs[i].where, paths[i] + ".parentQueue",
+      throw InputError(specs[i].where, paths[i] + ".spec.parentQueue",
                        std::string("with fullHierarchyFairness: false KAI hangs every queue "
                                    "that has a parent below its own top-level queue \"") +
                            kProjectLevelParent + "\", which this queue's name replaces");
