@@ -507,7 +507,11 @@ class Generator {
               {"conditions", ordered_json::array({{{"type", "Ready"}, {"status", "True"}}})}}}};
   }
 
-  ordered_json queue_json(const QueueNode& q) const {
+  // Queues were created a minute apart in list order, 90 days before the snapshot: KAI's queue
+  // order ends with the older queue first, and without creation times that last tie falls to
+  // the order its heaps were filled in, which is Go's map order (proportion/queue_order).
+  ordered_json queue_json(const QueueNode& q, std::size_t index) const {
+    const std::int64_t created_s = kNowSeconds - 90 * 86400 + static_cast<std::int64_t>(index) * 60;
     ordered_json spec;
     if (!q.parent.empty()) spec["parentQueue"] = q.parent;
     spec["resources"] = {
@@ -516,7 +520,7 @@ class Generator {
         {"memory", {{"quota", -1}, {"limit", -1}, {"overQuotaWeight", 1}}}};
     return {{"apiVersion", "scheduling.run.ai/v2"},
             {"kind", "Queue"},
-            {"metadata", {{"name", q.name}}},
+            {"metadata", {{"name", q.name}, {"creationTimestamp", io::format_rfc3339(created_s)}}},
             {"spec", spec}};
   }
 
@@ -607,7 +611,8 @@ class Generator {
   void for_each_object(Sink&& sink) const {
     std::mt19937_64 uids(o_.seed ^ 0x5EED0FC1D5ULL);
     for (const ordered_json& pc : priority_classes()) sink("priorityClasses", pc.dump());
-    for (const QueueNode& q : queues_) sink("queues", queue_json(q).dump());
+    for (std::size_t i = 0; i < queues_.size(); ++i)
+      sink("queues", queue_json(queues_[i], i).dump());
     for (const GenJob& j : jobs_) sink("podGroups", pod_group_json(j).dump());
     for (const GenPod& p : pods_) sink("pods", pod_json(p, uids).dump());
   }
