@@ -19,7 +19,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 LABELS = {
-    "BM_Ingest": "ingest: snapshot.json to state",
+    "BM_Ingest": "ingest: the snapshot.json file to state",
     "BM_Cycle": "one full cycle, 5% pending",
     "BM_CyclePending": "one full cycle, 10 pending pods per node",
 }
