@@ -282,6 +282,23 @@ def test_without_full_hierarchy_fairness_projects_share_the_cluster_as_siblings(
     assert binds_by_project(flat) == {"p1": 2, "p2": 2}
 
 
+def test_without_full_hierarchy_fairness_a_top_level_queue_with_jobs_is_left_out_with_a_warning(kaisim):
+    # A one-level setup (the runbook's kind): KAI lists no queue without a parent, so nothing runs.
+    snapshot = json.loads(snapshot_with_departments({"fullHierarchyFairness": False}))
+    snapshot["rawObjects"]["queues"].append({"metadata": {"name": "solo"}, "spec": {"resources": {
+        "gpu": {"quota": 1, "limit": -1, "overQuotaWeight": 1}}}})
+    snapshot["rawObjects"]["pods"][0]["metadata"]["labels"]["kai.scheduler/queue"] = "solo"
+    run = kaisim("cycle", "-o", "json", "-", stdin=json.dumps(snapshot))
+    assert run.returncode == 0, run.stderr
+    assert re.fullmatch(r"kaisim: warning: <stdin>:1:\d+: rawObjects\.queues\[4\]: a top-level queue with no "
+                        r"child: with fullHierarchyFairness: false KAI leaves every top-level queue out, so no "
+                        r"job in this one is scheduled\n", run.stderr), run.stderr
+    report = json.loads(run.stdout)
+    assert "solo" not in report["fairShare"]
+    [solo] = [p for p in report["pending"] if p["queue"] == "solo"]
+    assert solo["reasons"] == ['queue "solo" does not exist']
+
+
 def test_without_full_hierarchy_fairness_a_queue_named_default_with_a_parent_is_refused(kaisim):
     snapshot = json.loads(snapshot_with_departments({"fullHierarchyFairness": False}))
     snapshot["rawObjects"]["queues"][2]["metadata"]["name"] = "default"

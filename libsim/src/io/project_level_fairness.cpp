@@ -1,11 +1,22 @@
 #include "project_level_fairness.hpp"
 
 #include <cstdint>
+#include <set>
 
 namespace sim::io {
 
 void apply_project_level_fairness(std::vector<model::QueueSpec>& specs,
-                                  std::vector<std::string>& paths) {
+                                  std::vector<std::string>& paths, Diagnostics& diagnostics) {
+  // A top-level queue that is nobody's parent holds jobs itself: KAI drops it with the rest of
+  // the top level, and its jobs wait for a queue that does not exist.
+  std::set<std::string> parents;
+  for (const model::QueueSpec& q : specs) parents.insert(q.parent);
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    if (!specs[i].parent.empty() || parents.contains(specs[i].name)) continue;
+    diagnostics.warn(specs[i].where, paths[i],
+                     "a top-level queue with no child: with fullHierarchyFairness: false KAI "
+                     "leaves every top-level queue out, so no job in this one is scheduled");
+  }
   // getDefaultParentQueue: -1 (unlimited) quota and limit, weight 1, for GPU, CPU and memory.
   model::QueueSpec parent;
   parent.name = kProjectLevelParent;

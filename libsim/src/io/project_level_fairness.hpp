@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/error.hpp"
 #include "sim/model/queue.hpp"
 
 namespace sim::io {
@@ -17,8 +18,9 @@ inline constexpr const char* kProjectLevelParent = "default";
 /// hung directly below it; the top-level queues themselves are dropped, so departments divide
 /// nothing and every project shares the cluster as a sibling of every other. `paths` (each
 /// spec's field path, for messages) is filtered alike. A queue named "default" that has a
-/// parent would become its own parent in KAI: an InputError at that queue.
+/// parent would become its own parent in KAI: an InputError at that queue. A top-level queue
+/// with no child (its jobs then have no queue) is a warning.
 void apply_project_level_fairness(std::vector<model::QueueSpec>& specs,
-                                  std::vector<std::string>& paths);
+                                  std::vector<std::string>& paths, Diagnostics& diagnostics);
 
 }  // namespace sim::io

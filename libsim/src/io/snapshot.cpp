@@ -1058,7 +1058,8 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
     paths.push_back(queue_fields[i]->path().empty() ? "queue \"" + specs[i].name + "\""
                                                     : queue_fields[i]->path());
   }
-  if (!state.config.full_hierarchy_fairness) apply_project_level_fairness(specs, paths);
+  if (!state.config.full_hierarchy_fairness)
+    apply_project_level_fairness(specs, paths, diagnostics);
   std::vector<model::QueueLink> links;
   for (std::size_t i = 0; i < specs.size(); ++i) {
     model::QueueLink link;
