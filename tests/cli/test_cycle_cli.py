@@ -299,6 +299,19 @@ def test_without_full_hierarchy_fairness_a_top_level_queue_with_jobs_is_left_out
     assert solo["reasons"] == ['queue "solo" does not exist']
 
 
+def test_without_full_hierarchy_fairness_a_lone_top_level_default_queue_becomes_kai_s_own(kaisim):
+    # KAI's synthetic "default" replaces it; with no queue below, its jobs run there.
+    snapshot = json.loads(snapshot_with_departments({"fullHierarchyFairness": False}))
+    snapshot["rawObjects"]["queues"] = [{"metadata": {"name": "default"}, "spec": {"resources": {
+        "gpu": {"quota": 1, "limit": -1, "overQuotaWeight": 1}}}}]
+    for pod in snapshot["rawObjects"]["pods"]:
+        pod["metadata"]["labels"]["kai.scheduler/queue"] = "default"
+    run = kaisim("cycle", "-o", "json", "-", stdin=json.dumps(snapshot))
+    assert run.returncode == 0 and run.stderr == "", run.stderr
+    report = json.loads(run.stdout)
+    assert sorted(report["fairShare"]) == ["default"] and len(report["binds"]) == 4
+
+
 def test_without_full_hierarchy_fairness_a_queue_named_default_with_a_parent_is_refused(kaisim):
     snapshot = json.loads(snapshot_with_departments({"fullHierarchyFairness": False}))
     snapshot["rawObjects"]["queues"][2]["metadata"]["name"] = "default"

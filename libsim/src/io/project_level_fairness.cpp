@@ -8,11 +8,14 @@ namespace sim::io {
 void apply_project_level_fairness(std::vector<model::QueueSpec>& specs,
                                   std::vector<std::string>& paths, Diagnostics& diagnostics) {
   // A top-level queue that is nobody's parent holds jobs itself: KAI drops it with the rest of
-  // the top level, and its jobs wait for a queue that does not exist.
+  // the top level, and its jobs wait for a queue that does not exist. One named "default" is
+  // replaced by KAI's own, which takes its jobs.
   std::set<std::string> parents;
   for (const model::QueueSpec& q : specs) parents.insert(q.parent);
   for (std::size_t i = 0; i < specs.size(); ++i) {
-    if (!specs[i].parent.empty() || parents.contains(specs[i].name)) continue;
+    if (!specs[i].parent.empty() || parents.contains(specs[i].name) ||
+        specs[i].name == kProjectLevelParent)
+      continue;
     diagnostics.warn(specs[i].where, paths[i],
                      "a top-level queue with no child: with fullHierarchyFairness: false KAI "
                      "leaves every top-level queue out, so no job in this one is scheduled");

@@ -19,7 +19,8 @@ inline constexpr const char* kProjectLevelParent = "default";
 /// nothing and every project shares the cluster as a sibling of every other. `paths` (each
 /// spec's field path, for messages) is filtered alike. A queue named "default" that has a
 /// parent would become its own parent in KAI: an InputError at that queue. A top-level queue
-/// with no child (its jobs then have no queue) is a warning.
+/// with no child (its jobs then have no queue) is a warning, unless it is named "default" (KAI's
+/// own queue of that name takes its jobs).
 void apply_project_level_fairness(std::vector<model::QueueSpec>& specs,
                                   std::vector<std::string>& paths, Diagnostics& diagnostics);
 
