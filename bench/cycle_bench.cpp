@@ -6,6 +6,8 @@
 //                          j % N (createBenchmarkTopologyWithMixedJobs), the others pending
 //   BM_ReclaimLargeJobs/N  N nodes full of one-GPU jobs of a queue without quota; a job of N/10
 //                          eight-GPU pods in a queue that deserves everything reclaims
+//   BM_ReclaimLargeJobsDense/N  the same with 27 one-CPU pods of that queue beside the GPU pods
+//                          on every node: 35 pods per node, as on a production cluster
 //   BM_AllocateDra/N/J   N nodes publishing 8 GPUs each in a ResourceSlice, half of them held by
 //                        running pods' claims; J pending pods, each with a claim for one GPU
 // The snapshot is parsed once; each iteration copies the state and runs the cycle on the copy.
@@ -91,13 +93,19 @@ sim::model::ClusterState mixed_cluster(int nodes, int jobs) {
   return load(text);
 }
 
-sim::model::ClusterState reclaim_cluster(int nodes) {
+// `cpu_pods_per_node` one-CPU pods of queue-0 run beside the GPU pods on every node (27 make the
+// 35 pods per node of a production cluster); they hold no GPU, so the large job cannot use them.
+sim::model::ClusterState reclaim_cluster(int nodes, int cpu_pods_per_node = 0) {
   std::string text;
   for (int i = 0; i < nodes; ++i) text += node_yaml("node" + std::to_string(i));
   text += queue_yaml("queue-0", "", 0, 0) + queue_yaml("queue-1", "", nodes * 8.0, 0);
   for (int j = 0; j < nodes * 8; ++j) {
     text += pod_yaml("running-job-" + std::to_string(j), "queue-0", 1,
                      "node" + std::to_string(j % nodes));
+  }
+  for (int j = 0; j < nodes * cpu_pods_per_node; ++j) {
+    text +=
+        pod_yaml("cpu-job-" + std::to_string(j), "queue-0", 0, "node" + std::to_string(j % nodes));
   }
   const int large = std::max(1, nodes / 10);
   text +=
@@ -217,6 +225,18 @@ BENCHMARK(BM_ReclaimLargeJobs)
     ->Arg(200)
     ->Arg(500)
     ->Arg(1000)
+    ->Arg(4000)
+    ->Arg(10000)
+    ->Unit(benchmark::kMillisecond);
+
+void BM_ReclaimLargeJobsDense(benchmark::State& state) {
+  run(state, reclaim_cluster(static_cast<int>(state.range(0)), 27), "reclaim");
+}
+BENCHMARK(BM_ReclaimLargeJobsDense)
+    ->Arg(100)
+    ->Arg(1000)
+    ->Arg(4000)
+    ->Arg(10000)
     ->Unit(benchmark::kMillisecond);
 
 void BM_AllocateDra(benchmark::State& state) {

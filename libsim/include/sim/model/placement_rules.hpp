@@ -29,6 +29,7 @@ struct Toleration {
   std::string key, op = "Equal", value, effect;
   std::optional<std::int64_t>
       seconds;  ///< tolerationSeconds (NoExecute taints: how long the pod stays)
+  bool operator==(const Toleration&) const = default;
 };
 
 /// Kubernetes' ToleratesTaint: an empty effect matches every effect; an empty key with Exists
@@ -44,6 +45,7 @@ inline bool tolerates(const Toleration& t, const Taint& taint) {
 struct SelectorRequirement {
   std::string key, op;
   std::vector<std::string> values;
+  bool operator==(const SelectorRequirement&) const = default;
 };
 
 /// Terms of requiredDuringSchedulingIgnoredDuringExecution: a node must match at least one term,
@@ -51,6 +53,7 @@ struct SelectorRequirement {
 struct NodeSelectorTerm {
   std::vector<SelectorRequirement> expressions;
   std::vector<SelectorRequirement> fields;
+  bool operator==(const NodeSelectorTerm&) const = default;
 };
 
 /// A required pod (anti-)affinity term: pods in `namespaces` (the pod's own namespace when
@@ -61,6 +64,7 @@ struct PodAffinityTerm {
   std::vector<std::string> namespaces;
   bool all_namespaces = false;  ///< namespaceSelector: {}
   std::string topology_key;
+  bool operator==(const PodAffinityTerm&) const = default;
 };
 
 /// A preferred pod (anti-)affinity term: it only scores nodes, by `weight` (1..100).

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "fit_alone.hpp"
 #include "sim/core/assert.hpp"
 #include "sim/sched/actions/actions.hpp"
 #include "topology_gpus_filter.hpp"
@@ -556,6 +557,33 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
   auto is_victim_job = [&](JobId j) {
     return std::binary_search(victim_jobs.begin(), victim_jobs.end(), j);
   };
+  auto fail = [&] {
+    for (NodeId n : added) {
+      in_feasible_[n.index()] = 0;
+      feasible.erase(std::find(feasible.begin(), feasible.end(), n));
+    }
+    stmt->discard();
+    return std::move(result);
+  };
+  // A preemptor that cannot fit even alone fails in whatever order the queue below would place
+  // the scenario's jobs (fit_alone.hpp): most scenarios of a search end so, and then that queue
+  // of every pending job is not built. Debug builds build it anyway and check the failure.
+  // Not when a victim's job has a fraction pod: placing it sets the pod's GPU groups outside the
+  // statement, which outlive the scenario in KAI too (gpu_sharing's allocate), so it must run.
+  auto without_fractions = [&](JobId j) {
+    const std::vector<TaskId>& tasks = ssn_.state.jobs[j].tasks;
+    return std::none_of(tasks.begin(), tasks.end(),
+                        [&](TaskId t) { return ssn_.state.tasks[t].is_fraction_candidate(); });
+  };
+  const bool bound_applies = !alone_tasks_.empty() && !is_victim_job(sc.preemptor.id) &&
+                             std::all_of(victim_jobs.begin(), victim_jobs.end(), without_fractions);
+  auto cannot_fit = [&] {
+    return bound_applies && !may_fit_alone(ssn_, sc.preemptor.id, alone_tasks_, feasible);
+  };
+  bool hopeless = cannot_fit();
+#ifdef NDEBUG
+  if (hopeless) return fail();
+#endif
   if (order_queue_)
     order_queue_->reset();
   else
@@ -584,7 +612,15 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
       }
       preemptor_placed = true;
     } else {
-      allocate_job(ssn_, *stmt, feasible, job, true);
+      // A victim's job placed first may take the room the preemptor needed: then the jobs
+      // popped until the preemptor's turn change nothing.
+      if (allocate_job(ssn_, *stmt, feasible, job, true) && !preemptor_placed && !hopeless &&
+          cannot_fit()) {
+        hopeless = true;
+#ifdef NDEBUG
+        return false;
+#endif
+      }
     }
     return true;
   };
@@ -629,6 +665,7 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
     single_leaf = one_leaf_left();
     if (!place(*job)) break;
   }
+  SIM_ASSERT(!hopeless || !preemptor_placed || preemptor_failed);
   if (preemptor_placed && !preemptor_failed) {
     std::vector<TaskId> evicted, moved;
     for (std::size_t e = 0; e < all_victims.size(); ++e) {
@@ -663,12 +700,7 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
     stmt->discard();
     return result;
   }
-  for (NodeId n : added) {
-    in_feasible_[n.index()] = 0;
-    feasible.erase(std::find(feasible.begin(), feasible.end(), n));
-  }
-  stmt->discard();
-  return result;
+  return fail();
 }
 
 JobSolver::Probe JobSolver::probe(const JobView& job, const std::vector<TaskId>& to_allocate,
@@ -699,6 +731,7 @@ JobSolver::Probe JobSolver::probe(const JobView& job, const std::vector<TaskId>&
       feasible.push_back(n);
     }
   }
+  alone_tasks_ = alike_pending_tasks(ssn_, partial);
   ScenarioBuilder builder(ssn_, partial, recorded_jobs, victims.cursor(), feasible);
   if (generator == kNodeLocalGreedy) {
     bool first = true;

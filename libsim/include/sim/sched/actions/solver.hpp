@@ -72,6 +72,8 @@ class JobSolver {
   std::vector<JobId> victim_jobs_;              ///< solve_scenario's scratch: its victims' jobs
   std::vector<const JobView*> relevant_views_;  ///< solve_scenario's scratch: jobs it places
   std::unique_ptr<JobQueue> order_queue_;       ///< solve_scenario's job queue, reset for each
+  /// The current probe's preemptor pods when alike (alike_pending_tasks), else empty.
+  std::vector<TaskId> alone_tasks_;
   ScenarioValidator validator_;
   VictimQueueFactory victims_;
 };
