@@ -55,9 +55,9 @@ std::string cluster(int busy_on_n1, const std::string& container, const std::str
 const std::string kTwoGpus = R"({name: c, resources: {limits: {nvidia.com/gpu: "2"}}})";
 
 struct Judged {
-  std::size_t alike = 0;  // pods alike_pending_tasks returned
-  bool may_fit = false;   // may_fit_alone on every node
-  bool allocated = false; // AllocateJob (pipeline only, as the search places) on every node
+  std::size_t alike = 0;   // pods alike_pending_tasks returned
+  bool may_fit = false;    // may_fit_alone on every node
+  bool allocated = false;  // AllocateJob (pipeline only, as the search places) on every node
 };
 
 Judged judge(const std::string& yaml) {

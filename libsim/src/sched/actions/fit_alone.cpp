@@ -15,8 +15,8 @@ constexpr int kGpu = index_of(Resource::GPU);
 // harder as other pods are placed: no required pod affinity (another pod placed may satisfy it),
 // no DRA claims or NUMA alignment (device matching), no legacy MIG.
 bool monotone_pod(const model::Task& t) {
-  return t.pod_set == 0 && !t.legacy_mig && t.gpu.dra == 0 && t.devices->claims.empty() && !t.devices->numa_units &&
-         t.placement->pod_affinity.empty();
+  return t.pod_set == 0 && !t.legacy_mig && t.gpu.dra == 0 && t.devices->claims.empty() &&
+         !t.devices->numa_units && t.placement->pod_affinity.empty();
 }
 
 // Everything a node filter reads of the pod: each copy is refused by the same nodes.
@@ -34,8 +34,7 @@ bool same_pod(const model::Task& a, const model::Task& b) {
 }  // namespace
 
 std::vector<TaskId> alike_pending_tasks(const Session& ssn, const JobView& preemptor) {
-  if (ssn.hooks.numa_placement || !is_single_pod_set(preemptor) ||
-      preemptor.groups->any_topology())
+  if (ssn.hooks.numa_placement || !is_single_pod_set(preemptor) || preemptor.groups->any_topology())
     return {};
   std::vector<TaskId> tasks = tasks_to_allocate(ssn, preemptor, false);
   if (tasks.empty()) return {};
