@@ -29,7 +29,8 @@ std::string running(const std::string& name, const std::string& on) {
 }
 
 // Two 8-GPU nodes: n0 full, n1 with `busy_on_n1` GPUs taken; a pending gang `big` of two pods,
-// each with the container `container` and the pod spec extra `spec`.
+// each with the container `container` and the pod spec extra `spec` (the second pod's extra is
+// `second_spec` when given, to make the two differ).
 std::string cluster(int busy_on_n1, const std::string& container, const std::string& spec = "",
                     const std::string& second_spec = "") {
   std::string text = node("n0") + node("n1");
