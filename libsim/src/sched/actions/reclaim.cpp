@@ -20,9 +20,10 @@ void run_reclaim(Session& ssn) {
       const ResourceVec request = tasks_to_allocate_quantities(ssn, job);
       return victim_queue(ssn, [&](JobId v) {
         const model::Job& candidate = ssn.state.jobs[v];
-        if (candidate.queue == own || !candidate.queue.valid()) return false;
-        if (!candidate.preemptible || !has_active_allocated_pod(ssn, v)) return false;
-        return ssn.reclaim_victim_allowed(job, request, v);
+        if (candidate.queue == own || !candidate.queue.valid() || !candidate.preemptible)
+          return false;
+        // The filters first: the proportion plugin answers for a whole queue at once.
+        return ssn.reclaim_victim_allowed(job, request, v) && has_active_allocated_pod(ssn, v);
       });
     };
     auto validator = [&ssn](const Scenario& sc) { return ssn.reclaim_scenario_valid(sc); };

@@ -39,10 +39,12 @@ inline bool has_active_allocated_pod(const Session& ssn, JobId job) {
 
 // The victim queue of reclaim, preempt and consolidation: a full view of every job `admit`
 // takes, pushed in PodGroup-name order (where KAI walks its PodGroup map). Only admitted jobs
-// get a view: most jobs of a large cluster are not candidates.
+// get a view: most jobs of a large cluster are not candidates. Its jobs are compared by the keys
+// they had when pushed: the solver pops it only between scenarios, with the session as the
+// solve found it (each scenario's statement is discarded first).
 template <typename Admit>
 std::unique_ptr<JobQueue> victim_queue(Session& ssn, Admit&& admit) {
-  auto q = std::make_unique<JobQueue>(ssn, true);
+  auto q = std::make_unique<JobQueue>(ssn, true, true);
   for (JobId j : ssn.jobs_by_name()) {
     if (admit(j)) q->push(full_view(ssn, j));
   }

@@ -2,9 +2,13 @@
 // than its queue's min-runtime ago is no victim; an elastic one may lose pods, but only down to
 // each PodSet's minimum (validVictimForMinAvailable).
 
+#include <cstdint>
+#include <memory>
 #include <optional>
+#include <vector>
 
 #include "builders.hpp"
+#include "sim/core/assert.hpp"
 #include "sim/sched/framework/gang.hpp"
 #include "sim/sched/framework/scenario.hpp"
 
@@ -75,18 +79,37 @@ bool scenario_valid(const Session& ssn, const Scenario& sc, bool reclaim) {
   return true;
 }
 
+// is_elastic reads only how many pods each PodSet has, which a session does not change: asked for
+// every running job by each reclaimer's victim queue, it is worked out once per job.
+class ElasticJobs {
+ public:
+  explicit ElasticJobs(std::size_t jobs) : elastic_(jobs, kUnknown) {}
+  bool operator()(const Session& ssn, JobId job) {
+    if (job.index() >= elastic_.size()) return is_elastic(ssn, job);
+    std::int8_t& e = elastic_[job.index()];
+    if (e == kUnknown) e = is_elastic(ssn, job) ? 1 : 0;
+    SIM_ASSERT((e == 1) == is_elastic(ssn, job));
+    return e == 1;
+  }
+
+ private:
+  static constexpr std::int8_t kUnknown = -1;
+  std::vector<std::int8_t> elastic_;  // by job index
+};
+
 class MinRuntime final : public Plugin {
  public:
   std::string_view name() const override { return "minruntime"; }
   void on_session_open(Session& ssn) override {
     SessionHooks& h = ssn.hooks;
+    auto elastic = std::make_shared<ElasticJobs>(ssn.state.jobs.size());
     h.reclaim_victim_filters.push_back(
-        [](const Session& s, const JobView& reclaimer, const ResourceVec&, JobId victim) {
-          return is_elastic(s, victim) || !min_runtime_protected(s, victim, reclaimer.id, true);
+        [elastic](const Session& s, const JobView& reclaimer, const ResourceVec&, JobId victim) {
+          return (*elastic)(s, victim) || !min_runtime_protected(s, victim, reclaimer.id, true);
         });
     h.preempt_victim_filters.push_back(
-        [](const Session& s, const JobView& preemptor, JobId victim) {
-          return is_elastic(s, victim) || !min_runtime_protected(s, victim, preemptor.id, false);
+        [elastic](const Session& s, const JobView& preemptor, JobId victim) {
+          return (*elastic)(s, victim) || !min_runtime_protected(s, victim, preemptor.id, false);
         });
     h.reclaim_scenario_validators.push_back(
         [](const Session& s, const Scenario& sc) { return scenario_valid(s, sc, true); });
