@@ -594,11 +594,23 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
   auto is_relevant = [&](JobId j) { return j == sc.preemptor.id || is_victim_job(j); };
   std::vector<const JobView*>& waiting = relevant_views_;  // relevant and pushed, not popped yet
   waiting.clear();
+  const JobView* const pending_begin = pending_views_.data();
+  const JobView* const pending_end = pending_begin + pending_views_.size();
   for (const JobView* view : jobs_to_allocate(sc.preemptor, victim_jobs)) {
-    order.push_borrowed(*view);
+    const bool relevant = is_relevant(view->id);
+    if (!relevant && order.keys_at_push() && view >= pending_begin && view < pending_end) {
+      // A job this scenario only queues has the pods the solve found: its keys of last time.
+      const auto p = static_cast<std::size_t>(view - pending_begin);
+      if (!pending_keys_taken_[p]) {
+        pending_keys_[p] = order.keys_of(*view);
+        pending_keys_taken_[p] = 1;
+      }
+      order.push_borrowed(*view, pending_keys_[p]);
+    } else {
+      order.push_borrowed(*view);
+    }
     const QueueId q = ssn_.state.jobs[view->id].queue;
-    if (is_relevant(view->id) && q.valid() && ssn_.state.queue_tree.is_leaf(q))
-      waiting.push_back(view);
+    if (relevant && q.valid() && ssn_.state.queue_tree.is_leaf(q)) waiting.push_back(view);
   }
   std::size_t relevant = victim_jobs.size() + (is_victim_job(sc.preemptor.id) ? 0 : 1);
   bool preemptor_placed = false;
@@ -771,6 +783,8 @@ SolveResult JobSolver::solve(const JobView& job) {
     pending_views_.push_back(full_view(ssn_, j));
   }
   std::sort(pending_index_.begin(), pending_index_.end());
+  pending_keys_.resize(pending_views_.size());
+  pending_keys_taken_.assign(pending_views_.size(), 0);
   VictimOrder victims(victims_);
   for (int generator : {kNodeLocalGreedy, kMultiNodeGang}) {
     std::vector<TaskId> recorded_tasks;

@@ -6,13 +6,75 @@
 
 namespace sim::sched {
 
+namespace {
+
+// A leaf's jobs. Go's heap, or, when the jobs' order is total (keys taken at push, unique names,
+// not negated), a list sorted only when the leaf is first popped: a heap of a total order hands
+// out its least job whatever its layout, and its top while jobs are pushed is the least so far.
+// The solver pushes every pending job into each scenario's queue and pops a few leaves.
+class LeafJobs {
+ public:
+  using Less = GoHeap<std::size_t>::Less;
+  explicit LeafJobs(Less less) : heap_(less), less_(std::move(less)) {}
+
+  void reset(bool total_order) {
+    heap_.clear();
+    items_.clear();
+    total_ = total_order;
+    sorted_ = false;
+  }
+  bool empty() const { return total_ ? items_.empty() : heap_.empty(); }
+  std::size_t top() const {
+    if (!total_) return heap_.top();
+    return sorted_ ? items_.back() : least_;
+  }
+  void push(std::size_t job) {
+    if (!total_) {
+      heap_.push(job);
+    } else if (sorted_) {
+      // Greatest first, so that the least is popped from the back.
+      auto at = std::lower_bound(items_.begin(), items_.end(), job,
+                                 [&](std::size_t x, std::size_t v) { return less_(v, x); });
+      items_.insert(at, job);
+    } else {
+      if (items_.empty() || less_(job, least_)) least_ = job;
+      items_.push_back(job);
+    }
+  }
+  std::size_t pop() {
+    if (!total_) return heap_.pop();
+    if (!sorted_) {
+      std::sort(items_.begin(), items_.end(),
+                [&](std::size_t a, std::size_t b) { return less_(b, a); });
+      sorted_ = true;
+#ifndef NDEBUG
+      // The order is total: no two jobs tie.
+      for (std::size_t i = 1; i < items_.size(); ++i) SIM_ASSERT(less_(items_[i], items_[i - 1]));
+#endif
+    }
+    const std::size_t job = items_.back();
+    items_.pop_back();
+    return job;
+  }
+
+ private:
+  GoHeap<std::size_t> heap_;
+  Less less_;
+  bool total_ = false;
+  bool sorted_ = false;
+  std::vector<std::size_t> items_;  // total order: pushed jobs (once sorted: greatest first)
+  std::size_t least_ = 0;           // total order, not sorted yet: the least pushed job
+};
+
+}  // namespace
+
 struct JobQueue::Node {
   QueueId queue;
   bool leaf = false;
   bool needs_reorder = false;
   Node* parent = nullptr;
   std::unique_ptr<GoHeap<NodePtr>> children;  // non-leaf
-  std::unique_ptr<GoHeap<std::size_t>> jobs;  // leaf: indices into views_
+  std::unique_ptr<LeafJobs> jobs;             // leaf: indices into views_
   bool empty() const { return leaf ? jobs->empty() : children->empty(); }
 };
 
@@ -46,15 +108,13 @@ JobQueue::Node& JobQueue::new_node(QueueId queue, bool leaf) {
   node.needs_reorder = false;
   node.parent = nullptr;
   if (leaf) {
-    if (node.jobs) {
-      node.jobs->clear();
-    } else {
-      node.jobs =
-          std::make_unique<GoHeap<std::size_t>>([this](const std::size_t& a, const std::size_t& b) {
-            const bool less = job_less(a, b);
-            return victim_mode_ ? !less : less;
-          });
+    if (!node.jobs) {
+      node.jobs = std::make_unique<LeafJobs>([this](const std::size_t& a, const std::size_t& b) {
+        const bool less = job_less(a, b);
+        return victim_mode_ ? !less : less;
+      });
     }
+    node.jobs->reset(keys_at_push_ && !victim_mode_ && !ssn_.job_name_ranks().empty());
   } else if (node.children) {
     node.children->clear();
   } else {
@@ -139,18 +199,40 @@ void JobQueue::link_ancestors(Node* child, QueueId queue) {
 
 void JobQueue::push(JobView view) { push_borrowed(owned_.emplace_back(std::move(view))); }
 
+JobQueue::JobKeys JobQueue::keys_of(const JobView& view) const {
+  const model::Job& job = ssn_.state.jobs[view.id];
+  JobKeys keys;
+  for (std::size_t i = 0; i < ssn_.hooks.job_order.size(); ++i)
+    keys.order[i] = ssn_.hooks.job_order[i](ssn_, job, view);
+  keys.created_ns = job.created_ns;
+  return keys;
+}
+
 void JobQueue::push_borrowed(const JobView& view) {
   const QueueId queue = ssn_.state.jobs[view.id].queue;
   if (!queue.valid() || !ssn_.state.queue_tree.is_leaf(queue)) return;
   const std::size_t index = views_.size();
   views_.push_back(&view);
-  if (keys_at_push_) {
-    const model::Job& job = ssn_.state.jobs[view.id];
-    JobKeys& keys = keys_.emplace_back();
-    for (std::size_t i = 0; i < ssn_.hooks.job_order.size(); ++i)
-      keys.order[i] = ssn_.hooks.job_order[i](ssn_, job, view);
-    keys.created_ns = job.created_ns;
-  }
+  if (keys_at_push_) keys_.push_back(keys_of(view));
+  link_pushed(queue, index);
+}
+
+void JobQueue::push_borrowed(const JobView& view, const JobKeys& keys) {
+  SIM_ASSERT(keys_at_push_);
+  const QueueId queue = ssn_.state.jobs[view.id].queue;
+  if (!queue.valid() || !ssn_.state.queue_tree.is_leaf(queue)) return;
+#ifndef NDEBUG
+  const JobKeys now = keys_of(view);
+  SIM_ASSERT(now.order == keys.order && now.created_ns == keys.created_ns);
+#endif
+  const std::size_t index = views_.size();
+  views_.push_back(&view);
+  keys_.push_back(keys);
+  link_pushed(queue, index);
+}
+
+// Puts the pushed job `index` into its leaf's heap, making and linking the leaf if new.
+void JobQueue::link_pushed(QueueId queue, std::size_t index) {
   Node* leaf = nodes_[queue.index()];
   if (leaf != nullptr) {
     leaf->jobs->push(index);

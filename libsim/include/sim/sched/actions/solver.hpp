@@ -61,6 +61,10 @@ class JobSolver {
   /// that state again), in name order.
   std::vector<JobView> pending_views_;
   std::vector<std::pair<JobId, std::size_t>> pending_index_;  ///< (job, its view), by job
+  /// The scenario queue's sort keys of each pending view, taken the first time a scenario queues
+  /// the job without placing it (its pods are then as the solve found them); by view.
+  std::vector<JobQueue::JobKeys> pending_keys_;
+  std::vector<char> pending_keys_taken_;
   /// Full views of the other victim jobs jobs_to_allocate met in this solve, made once each (a
   /// view holds only the job's pod list and its shared memo, which the scenarios do not change);
   /// a deque, so the queues may borrow them.

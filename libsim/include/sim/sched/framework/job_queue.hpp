@@ -43,6 +43,21 @@ class JobQueue {
   /// solver pushes the same pending jobs into every scenario's queue).
   void push_borrowed(const JobView& view);
 
+  /// A job's sort keys as its heap compares them (keys_at_push); the name breaks the last ties.
+  static constexpr std::size_t kMaxOrderKeys = 4;
+  struct JobKeys {
+    std::array<std::int64_t, kMaxOrderKeys> order{};
+    std::int64_t created_ns = 0;
+  };
+  /// Whether the heaps compare keys taken at push (see the constructor).
+  bool keys_at_push() const { return keys_at_push_; }
+  /// The keys push_borrowed would take of `view` now.
+  JobKeys keys_of(const JobView& view) const;
+  /// push_borrowed() with keys the caller took earlier (keys_of), for a job whose pods have not
+  /// changed since: the solver takes them once per solve for the jobs it only queues. Only with
+  /// keys_at_push(); Debug builds compare them with keys taken now.
+  void push_borrowed(const JobView& view, const JobKeys& keys);
+
  private:
   struct Node;
   using NodePtr = Node*;
@@ -54,13 +69,7 @@ class JobQueue {
   void best_job(Node* node, const JobView*& pending, std::vector<const JobView*>& victims);
   Node& new_node(QueueId queue, bool leaf);
   bool job_less(std::size_t a, std::size_t b) const;
-
-  // A job's sort keys as its heap compares them (keys_at_push); the name breaks the last ties.
-  static constexpr std::size_t kMaxOrderKeys = 4;
-  struct JobKeys {
-    std::array<std::int64_t, kMaxOrderKeys> order{};
-    std::int64_t created_ns = 0;
-  };
+  void link_pushed(QueueId queue, std::size_t index);
 
   Session& ssn_;
   bool victim_mode_;
