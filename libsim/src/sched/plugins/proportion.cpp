@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <unordered_map>
 
@@ -202,42 +203,93 @@ QueueOrderFacts queue_order_facts(const QueueShares& q, const ResourceVec& total
   return f;
 }
 
+// One queue's side of GetQueueOrderResult: its allocation with the job at its head, whether that
+// stays within deserved, whether it asks for a resource the queue may not have, and (without
+// victims) its dominant share.
+struct JobSide {
+  ResourceVec with = ResourceVec::Zero();
+  bool starved = false;
+  bool violates = false;
+  double share = 0;
+};
+
+JobSide job_side(const Session& ssn, const QueueOrderFacts& f, const JobView* job) {
+  JobSide side;
+  side.with = f.allocated + job_init(ssn, job);
+  side.starved = less_equal_quantities(side.with, f.deserved);
+  for (Resource res : kQuotaResources) {
+    if (at(f.allocatable, res) == 0 && at(side.with, res) > 0) side.violates = true;
+  }
+  side.share = dominant_share(f.divisor, side.with);
+  return side;
+}
+
+// The share with the victims' allocations taken off (victim queues), asked only when the order
+// gets that far.
+double share_less_victims(const Session& ssn, const QueueOrderFacts& f, const JobSide& side,
+                          const std::vector<const JobView*>& victims) {
+  if (victims.empty()) return side.share;
+  ResourceVec a = side.with;
+  for (const JobView* v : victims) a -= job_allocated(ssn, *v);
+  return dominant_share(f.divisor, a);
+}
+
+// job_side, kept in the facts for a head job until the job's pods change (the facts themselves
+// are made anew when the queue's change).
+JobSide cached_job_side(const Session& ssn, QueueOrderFacts& f, const JobView* job) {
+  QueueOrderFacts::WithJob& c = f.with_job;
+  const bool holds = c.valid && c.job == job &&
+                     (job == nullptr ||
+                      (c.id == job->id && c.groups == job->groups.get() &&
+                       c.tasks == job->tasks.size() && c.epoch >= ssn.job_status_epoch(job->id)));
+  if (!holds) {
+    const JobSide side = job_side(ssn, f, job);
+    c.valid = true;
+    c.job = job;
+    c.id = job ? job->id : JobId();
+    c.groups = job ? job->groups.get() : nullptr;
+    c.tasks = job ? job->tasks.size() : 0;
+    c.epoch = ssn.status_epoch();
+    c.with = side.with;
+    c.starved = side.starved;
+    c.violates = side.violates;
+    c.share = side.share;
+    return side;
+  }
+  JobSide side;
+  side.with = c.with;
+  side.starved = c.starved;
+  side.violates = c.violates;
+  side.share = c.share;
+#ifndef NDEBUG
+  const JobSide fresh = job_side(ssn, f, job);
+  SIM_ASSERT((fresh.with == side.with).all() && fresh.starved == side.starved &&
+             fresh.violates == side.violates && fresh.share == side.share);
+#endif
+  return side;
+}
+
 // GetQueueOrderResult: negative = `left` first, positive = `right` first (never 0).
-int queue_order(const Session& ssn, const Shares& queues, const QueueOrderFacts& l_facts,
-                const QueueOrderFacts& r_facts, QueueId left, QueueId right,
-                const JobView* left_job, const JobView* right_job,
-                const std::vector<const JobView*>& left_victims,
+int queue_order(const Session& ssn, const Shares& queues, QueueOrderFacts& l_facts,
+                QueueOrderFacts& r_facts, QueueId left, QueueId right, const JobView* left_job,
+                const JobView* right_job, const std::vector<const JobView*>& left_victims,
                 const std::vector<const JobView*>& right_victims) {
   const QueueShares& l = queues[left];
   const QueueShares& r = queues[right];
 
   if (l_facts.over != r_facts.over) return sign(!l_facts.over);
 
-  const ResourceVec l_init = job_init(ssn, left_job), r_init = job_init(ssn, right_job);
-  const ResourceVec l_with = l_facts.allocated + l_init, r_with = r_facts.allocated + r_init;
-  const bool l_starved = less_equal_quantities(l_with, l_facts.deserved);
-  const bool r_starved = less_equal_quantities(r_with, r_facts.deserved);
-  if (l_starved != r_starved) return sign(l_starved);
+  // Copies: the two facts are one when a queue meets itself.
+  const JobSide ls = cached_job_side(ssn, l_facts, left_job);
+  const JobSide rs = cached_job_side(ssn, r_facts, right_job);
+  if (ls.starved != rs.starved) return sign(ls.starved);
 
   if (l.priority != r.priority) return sign(l.priority > r.priority);
 
-  auto violates = [](const QueueOrderFacts& f, const ResourceVec& with_job) {
-    for (Resource res : kQuotaResources) {
-      if (at(f.allocatable, res) == 0 && at(with_job, res) > 0) return true;
-    }
-    return false;
-  };
-  const bool l_violates = violates(l_facts, l_with), r_violates = violates(r_facts, r_with);
-  if (l_violates != r_violates) return sign(!l_violates);
+  if (ls.violates != rs.violates) return sign(!ls.violates);
 
-  auto share_with_job = [&](const QueueOrderFacts& f, const ResourceVec& init,
-                            const std::vector<const JobView*>& victims) {
-    ResourceVec a = f.allocated + init;
-    for (const JobView* v : victims) a -= job_allocated(ssn, *v);
-    return dominant_share(f.divisor, a);
-  };
-  const double l_share = share_with_job(l_facts, l_init, left_victims);
-  const double r_share = share_with_job(r_facts, r_init, right_victims);
+  const double l_share = share_less_victims(ssn, l_facts, ls, left_victims);
+  const double r_share = share_less_victims(ssn, r_facts, rs, right_victims);
   if (l_share < r_share) return -1;
   if (l_share > r_share) return 1;
 
@@ -461,6 +513,38 @@ bool reclaim_scenario_valid(const Session& ssn, const Shares& queues, const JobV
   return true;
 }
 
+// FilterVictim reads the victim job only for its queue: its verdicts for one reclaimer and
+// request are kept per victim queue while no charge changes the queues (a reclaimer's victim
+// queue asks it of every running job of the cluster).
+class VictimQueueVerdicts {
+ public:
+  void queues_changed() { ++generation_; }
+
+  bool allowed(const Session& ssn, const Shares& queues, const JobView& reclaimer,
+               const ResourceVec& request, JobId victim) {
+    const QueueId q = ssn.state.jobs[victim].queue;
+    if (!q.valid()) return reclaim_victim_allowed(ssn, queues, reclaimer, request, victim);
+    if (kept_at_ != generation_ || reclaimer_ != reclaimer.id || (request_ != request).any()) {
+      kept_at_ = generation_;
+      reclaimer_ = reclaimer.id;
+      request_ = request;
+      verdict_.assign(queues.size(), kUnknown);
+    }
+    std::int8_t& v = verdict_[q.index()];
+    if (v == kUnknown) v = reclaim_victim_allowed(ssn, queues, reclaimer, request, victim) ? 1 : 0;
+    SIM_ASSERT((v == 1) == reclaim_victim_allowed(ssn, queues, reclaimer, request, victim));
+    return v == 1;
+  }
+
+ private:
+  static constexpr std::int8_t kUnknown = -1;
+  std::uint64_t generation_ = 0;
+  std::uint64_t kept_at_ = ~std::uint64_t{0};
+  JobId reclaimer_;
+  ResourceVec request_ = ResourceVec::Zero();
+  std::vector<std::int8_t> verdict_;  // by queue index
+};
+
 }  // namespace
 
 // proportion.go OnSessionOpen: capacity, queue attributes, current usage, then fair share once.
@@ -472,7 +556,9 @@ void ProportionPlugin::on_session_open(Session& ssn) {
   SessionHooks& h = ssn.hooks;
   // AllocateFunc / DeallocateFunc: the task's accepted resources added to (or taken from) its
   // queue and every ancestor.
-  auto charge = [this](const Session& s, const model::Task& task, double sign) {
+  auto verdicts = std::make_shared<VictimQueueVerdicts>();
+  auto charge = [this, verdicts](const Session& s, const model::Task& task, double sign) {
+    verdicts->queues_changed();
     const model::Job& job = s.state.jobs[task.job];
     const ResourceVec amount = Session::quantify_accepted(task);
     for (QueueId q = job.queue; q.valid(); q = s.state.queue_tree.parent(q)) {
@@ -507,10 +593,10 @@ void ProportionPlugin::on_session_open(Session& ssn) {
   // OnJobSolutionStartFn: the reclaim validator judges against the queues as they were when the
   // victim search of this job started.
   h.on_job_solution_start.push_back([this](const Session&) { at_solution_start_ = queues; });
-  h.reclaim_victim_filters.push_back(
-      [this](const Session& s, const JobView& reclaimer, const ResourceVec& request, JobId victim) {
-        return reclaim_victim_allowed(s, queues, reclaimer, request, victim);
-      });
+  h.reclaim_victim_filters.push_back([this, verdicts](const Session& s, const JobView& reclaimer,
+                                                      const ResourceVec& request, JobId victim) {
+    return verdicts->allowed(s, queues, reclaimer, request, victim);
+  });
   h.reclaim_scenario_validators.push_back([this](const Session& s, const Scenario& sc) {
     ResourceVec request = ResourceVec::Zero();
     for (TaskId t : sc.pending)
@@ -523,7 +609,7 @@ void ProportionPlugin::on_session_open(Session& ssn) {
       });
 }
 
-const QueueOrderFacts& ProportionPlugin::facts(QueueId q) {
+QueueOrderFacts& ProportionPlugin::facts(QueueId q) {
   QueueOrderFacts& f = order_facts_[q.index()];
   if (!f.valid) f = queue_order_facts(queues[q], total);
   SIM_ASSERT(f.plain == dominant_share(share_divisors(queues[q], total), allocated_of(queues[q])));

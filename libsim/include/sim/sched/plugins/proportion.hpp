@@ -4,6 +4,7 @@
 // queue order (queue_order/queue_order.go), capacity checks (capacity_policy/) and the reclaim
 // gates (reclaimable/). Its queue attributes follow every allocation of the session.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,23 @@ struct QueueOrderFacts {
   ResourceVec allocatable = ResourceVec::Zero();
   ResourceVec divisor = ResourceVec::Zero();  ///< dominant share's: allocatable, total if unlimited
   double plain = 0;                           ///< dominant share of the allocated resources
+
+  /// The queue's side of a comparison with `job` at its head and no victims (queue_order):
+  /// kept for one job view while neither the queue nor the job's pods change (the scenario
+  /// queues compare the same heads again and again).
+  struct WithJob {
+    bool valid = false;
+    const JobView* job = nullptr;
+    JobId id;
+    const void* groups = nullptr;
+    std::size_t tasks = 0;
+    std::uint64_t epoch = 0;                 ///< the session's status epoch when worked out
+    ResourceVec with = ResourceVec::Zero();  ///< allocated plus the job's next pods
+    bool starved = false;
+    bool violates = false;
+    double share = 0;
+  };
+  WithJob with_job;
 };
 
 class ProportionPlugin final : public Plugin {
@@ -38,7 +56,7 @@ class ProportionPlugin final : public Plugin {
   ResourceVec total = ResourceVec::Zero();  ///< capacity divided by the fair share
 
  private:
-  const QueueOrderFacts& facts(QueueId q);
+  QueueOrderFacts& facts(QueueId q);
   std::vector<QueueOrderFacts> order_facts_;  ///< by queue index
   void check_queue_sums(const Session& ssn, const InvariantContext& context,
                         std::vector<std::string>& out) const;
