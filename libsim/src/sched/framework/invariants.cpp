@@ -71,10 +71,6 @@ std::string capacity_problem(const model::Node& node, const std::vector<char>& m
   return {};
 }
 
-}  // namespace
-
-namespace {
-
 // Per task: held by the books of more than one node.
 std::vector<char> moved_pods(const model::ClusterState& state) {
   std::vector<std::uint8_t> holders(state.tasks.size(), 0);
