@@ -208,31 +208,26 @@ JobQueue::JobKeys JobQueue::keys_of(const JobView& view) const {
   return keys;
 }
 
-void JobQueue::push_borrowed(const JobView& view) {
-  const QueueId queue = ssn_.state.jobs[view.id].queue;
-  if (!queue.valid() || !ssn_.state.queue_tree.is_leaf(queue)) return;
-  const std::size_t index = views_.size();
-  views_.push_back(&view);
-  if (keys_at_push_) keys_.push_back(keys_of(view));
-  link_pushed(queue, index);
-}
+void JobQueue::push_borrowed(const JobView& view) { push_borrowed(view, nullptr); }
 
 void JobQueue::push_borrowed(const JobView& view, const JobKeys& keys) {
   SIM_ASSERT(keys_at_push_);
-  const QueueId queue = ssn_.state.jobs[view.id].queue;
-  if (!queue.valid() || !ssn_.state.queue_tree.is_leaf(queue)) return;
-#ifndef NDEBUG
-  const JobKeys now = keys_of(view);
-  SIM_ASSERT(now.order == keys.order && now.created_ns == keys.created_ns);
-#endif
-  const std::size_t index = views_.size();
-  views_.push_back(&view);
-  keys_.push_back(keys);
-  link_pushed(queue, index);
+  push_borrowed(view, &keys);
 }
 
-// Puts the pushed job `index` into its leaf's heap, making and linking the leaf if new.
-void JobQueue::link_pushed(QueueId queue, std::size_t index) {
+// Both pushes: `keys` taken earlier, or (when null) now if the heaps compare keys.
+void JobQueue::push_borrowed(const JobView& view, const JobKeys* keys) {
+  const QueueId queue = ssn_.state.jobs[view.id].queue;
+  if (!queue.valid() || !ssn_.state.queue_tree.is_leaf(queue)) return;
+  const std::size_t index = views_.size();
+  views_.push_back(&view);
+  if (keys_at_push_) {
+    keys_.push_back(keys ? *keys : keys_of(view));
+#ifndef NDEBUG
+    const JobKeys now = keys_of(view);  // keys taken earlier still hold
+    SIM_ASSERT(keys_.back().order == now.order && keys_.back().created_ns == now.created_ns);
+#endif
+  }
   Node* leaf = nodes_[queue.index()];
   if (leaf != nullptr) {
     leaf->jobs->push(index);

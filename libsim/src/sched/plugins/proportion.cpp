@@ -203,16 +203,9 @@ QueueOrderFacts queue_order_facts(const QueueShares& q, const ResourceVec& total
   return f;
 }
 
-// One queue's side of GetQueueOrderResult: its allocation with the job at its head, whether that
-// stays within deserved, whether it asks for a resource the queue may not have, and (without
-// victims) its dominant share.
-struct JobSide {
-  ResourceVec with = ResourceVec::Zero();
-  bool starved = false;
-  bool violates = false;
-  double share = 0;
-};
+using JobSide = QueueOrderFacts::JobSide;
 
+// One queue's side of GetQueueOrderResult (its share without victims).
 JobSide job_side(const Session& ssn, const QueueOrderFacts& f, const JobView* job) {
   JobSide side;
   side.with = f.allocated + job_init(ssn, job);
@@ -243,30 +236,21 @@ JobSide cached_job_side(const Session& ssn, QueueOrderFacts& f, const JobView* j
                       (c.id == job->id && c.groups == job->groups.get() &&
                        c.tasks == job->tasks.size() && c.epoch >= ssn.job_status_epoch(job->id)));
   if (!holds) {
-    const JobSide side = job_side(ssn, f, job);
     c.valid = true;
     c.job = job;
     c.id = job ? job->id : JobId();
     c.groups = job ? job->groups.get() : nullptr;
     c.tasks = job ? job->tasks.size() : 0;
     c.epoch = ssn.status_epoch();
-    c.with = side.with;
-    c.starved = side.starved;
-    c.violates = side.violates;
-    c.share = side.share;
-    return side;
+    c.side = job_side(ssn, f, job);
+    return c.side;
   }
-  JobSide side;
-  side.with = c.with;
-  side.starved = c.starved;
-  side.violates = c.violates;
-  side.share = c.share;
 #ifndef NDEBUG
   const JobSide fresh = job_side(ssn, f, job);
-  SIM_ASSERT((fresh.with == side.with).all() && fresh.starved == side.starved &&
-             fresh.violates == side.violates && fresh.share == side.share);
+  SIM_ASSERT((fresh.with == c.side.with).all() && fresh.starved == c.side.starved &&
+             fresh.violates == c.side.violates && fresh.share == c.side.share);
 #endif
-  return side;
+  return c.side;
 }
 
 // GetQueueOrderResult: negative = `left` first, positive = `right` first (never 0).

@@ -69,7 +69,7 @@ class JobQueue {
   void best_job(Node* node, const JobView*& pending, std::vector<const JobView*>& victims);
   Node& new_node(QueueId queue, bool leaf);
   bool job_less(std::size_t a, std::size_t b) const;
-  void link_pushed(QueueId queue, std::size_t index);
+  void push_borrowed(const JobView& view, const JobKeys* keys);
 
   Session& ssn_;
   bool victim_mode_;

@@ -25,20 +25,23 @@ struct QueueOrderFacts {
   ResourceVec divisor = ResourceVec::Zero();  ///< dominant share's: allocatable, total if unlimited
   double plain = 0;                           ///< dominant share of the allocated resources
 
-  /// The queue's side of a comparison with `job` at its head and no victims (queue_order):
-  /// kept for one job view while neither the queue nor the job's pods change (the scenario
-  /// queues compare the same heads again and again).
+  /// One queue's side of a comparison (queue_order) with a job at its head.
+  struct JobSide {
+    ResourceVec with = ResourceVec::Zero();  ///< allocated plus the job's next pods
+    bool starved = false;                    ///< `with` within deserved
+    bool violates = false;                   ///< asks for a resource the queue may not have
+    double share = 0;                        ///< dominant share of `with`
+  };
+  /// The side for `job`, kept for one job view while neither the queue nor the job's pods
+  /// change (the scenario queues compare the same heads again and again).
   struct WithJob {
     bool valid = false;
     const JobView* job = nullptr;
     JobId id;
     const void* groups = nullptr;
     std::size_t tasks = 0;
-    std::uint64_t epoch = 0;                 ///< the session's status epoch when worked out
-    ResourceVec with = ResourceVec::Zero();  ///< allocated plus the job's next pods
-    bool starved = false;
-    bool violates = false;
-    double share = 0;
+    std::uint64_t epoch = 0;  ///< the session's status epoch when worked out
+    JobSide side;
   };
   WithJob with_job;
 };
