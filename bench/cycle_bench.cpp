@@ -199,6 +199,7 @@ BENCHMARK(BM_Allocate)
     ->Args({50, 200})
     ->Args({100, 500})
     ->Args({1000, 5000})
+    ->Args({4000, 40000})
     ->Unit(benchmark::kMillisecond);
 
 void BM_FullCycle(benchmark::State& state) {

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 
+#include "sim/core/assert.hpp"
 #include "sim/sched/actions/actions.hpp"
+#include "sim/sched/framework/alike_nodes.hpp"
 #include "sim/sched/framework/job_order.hpp"
 #include "sim/sched/framework/job_queue.hpp"
 #include "sim/sched/framework/node_fit.hpp"
@@ -56,6 +58,26 @@ bool allocate_task(Session& ssn, Statement& stmt, const std::vector<NodeId>& nod
     if (reasons) reasons->push_back(std::move(why));
     return false;
   }
+  // A pod alike to earlier ones finds the node the walk below would take in the order kept for
+  // them (alike_nodes.hpp), and when no node takes it, maybe the reasons a pod alike to it got.
+  using Outcome = AlikeNodeOrders::Outcome;
+  Outcome alike = Outcome::kNotKept;
+  const AlikeNodeOrders::Refusal* refused = nullptr;
+  if (reasons != nullptr && misses != nullptr) {
+    NodeId kept;
+    alike = ssn.alike_node_orders().first_fitting(ssn, task, nodes, kept);
+    if (alike == Outcome::kFound)
+      return allocate_task_to_node(ssn, stmt, task, kept, pipeline_only);
+    if (alike == Outcome::kNoneFits)
+      refused = ssn.alike_node_orders().kept_refusal(ssn, task, nodes);
+#ifdef NDEBUG
+    if (refused != nullptr) {
+      *reasons = refused->reasons;
+      *misses = refused->misses;
+      return false;
+    }
+#endif
+  }
   // Nobody asks why the nodes the task does not fit refuse it: they need no score.
   NodeOrder order = ordered_nodes(ssn, task, nodes, reasons == nullptr && misses == nullptr);
   for (NodeId node; order.next(node);) {
@@ -68,7 +90,13 @@ bool allocate_task(Session& ssn, Statement& stmt, const std::vector<NodeId>& nod
       if (reasons) reasons->push_back(std::move(why));
       continue;
     }
+    SIM_ASSERT(alike != Outcome::kNoneFits);
     if (allocate_task_to_node(ssn, stmt, task, node, pipeline_only)) return true;
+  }
+  if (alike == Outcome::kNoneFits) {
+    // The proof (Debug builds walk on): the kept reasons are the ones worded now.
+    SIM_ASSERT(refused == nullptr || (refused->reasons == *reasons && refused->misses == *misses));
+    ssn.alike_node_orders().keep_refusal(ssn, task, nodes, {*reasons, *misses});
   }
   return false;
 }

@@ -34,7 +34,7 @@ void run_stale_gang_eviction(Session& ssn) {
       // ssn.Evict: immediate pod deletion, outside any statement; the deallocate handlers run.
       task.status = model::TaskStatus::RELEASING;
       ssn.note_status_change(j);
-      ssn.state.nodes[task.node].update_task(task);
+      ssn.node(task.node).update_task(task);
       ssn.on_deallocate(task);
       ssn.evictions.push_back({t, task.node, "stalegang", JobId::invalid()});
     }

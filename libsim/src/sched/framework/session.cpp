@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "sim/core/assert.hpp"
+#include "sim/sched/framework/alike_nodes.hpp"
 #include "sim/sched/framework/gang.hpp"
 #include "sim/sched/framework/pod_sums.hpp"
 
@@ -53,8 +54,26 @@ Session::Session(model::ClusterState& cluster, std::vector<std::unique_ptr<Plugi
   for (JobId j : sums_.may_pend) may_pend_[j.index()] = 1;
   may_stale_.assign(state.jobs.size(), 0);
   for (JobId j : sums_.may_be_stale) may_stale_[j.index()] = 1;
+  any_pod_anti_affinity_ = sums_.any_pod_anti_affinity;
   for (const auto& p : plugins_) p->on_session_open(*this);
   sums_ = {};
+}
+
+Session::~Session() = default;
+Session::Session(Session&&) noexcept = default;
+
+void Session::note_node_change(NodeId id) {
+  // Bounded: past a few changes per node the readers score every node again anyway.
+  if (node_changes_.size() >= 8 * state.nodes.size() + 1024) {
+    node_changes_.clear();
+    ++node_change_generation_;
+  }
+  node_changes_.push_back(id);
+}
+
+AlikeNodeOrders& Session::alike_node_orders() {
+  if (!alike_node_orders_) alike_node_orders_ = std::make_unique<AlikeNodeOrders>();
+  return *alike_node_orders_;
 }
 
 ResourceVec Session::quantify_accepted(const model::Task& task) {

@@ -16,14 +16,19 @@ class GpuSharingOrder final : public Plugin, public NodeScorer {
              const std::vector<NodeId>& nodes, std::vector<double>& scores,
              std::vector<char>&) override {
     const model::Task& task = ssn.state.tasks[task_id];
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-      bool fits = false;
-      ssn.state.nodes[nodes[i]].for_each_fitting_group(task.gpu, [&](const std::string&) {
-        fits = true;
-        return true;
-      });
-      if (fits) scores[i] += kGpuSharing;
-    }
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      scores[i] += local_score(ssn, task, ssn.state.nodes[nodes[i]], {});
+  }
+
+  bool node_local(const Session&, const model::Task&) const override { return true; }
+  double local_score(const Session&, const model::Task& task, const model::Node& node,
+                     const ScoreRange&) const override {
+    bool fits = false;
+    node.for_each_fitting_group(task.gpu, [&](const std::string&) {
+      fits = true;
+      return true;
+    });
+    return fits ? kGpuSharing : 0;
   }
 };
 

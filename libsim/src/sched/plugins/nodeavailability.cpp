@@ -15,10 +15,14 @@ class NodeAvailability final : public Plugin, public NodeScorer {
              const std::vector<NodeId>& nodes, std::vector<double>& scores,
              std::vector<char>&) override {
     const model::Task& task = ssn.state.tasks[task_id];
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-      const model::Node& node = ssn.state.nodes[nodes[i]];
-      if (node.task_fits(task, node.idle, false)) scores[i] += kAvailability;
-    }
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      scores[i] += local_score(ssn, task, ssn.state.nodes[nodes[i]], {});
+  }
+
+  bool node_local(const Session&, const model::Task&) const override { return true; }
+  double local_score(const Session&, const model::Task& task, const model::Node& node,
+                     const ScoreRange&) const override {
+    return node.task_fits(task, node.idle, false) ? kAvailability : 0;
   }
 };
 

@@ -3,9 +3,6 @@
 // Binpack scores up to kMaxHighDensity by where the node's free amount lies between the least and
 // the most free node offered (its NodePreOrderFn); spread scores the free share of the node.
 
-#include <algorithm>
-#include <limits>
-
 #include "builders.hpp"
 #include "scores.hpp"
 
@@ -19,6 +16,34 @@ double free_resource(const model::Node& node, int index) {
   return node.idle[index] + node.releasing[index];
 }
 
+// What the plugin reads of a task: CPU pods are placed by CPU, others by GPUs.
+struct Placement {
+  bool cpu_task;
+  int resource;
+  bool binpack;
+  Placement(const Session& ssn, const model::Task& task)
+      : cpu_task(task.is_cpu_only()),
+        resource(cpu_task ? kCpu : kGpu),
+        binpack(cpu_task ? ssn.config.cpu_binpack : ssn.config.gpu_binpack) {}
+
+  std::optional<double> range_value(const model::Node& node) const {
+    if (!binpack || node.allocatable[resource] == 0) return std::nullopt;
+    return free_resource(node, resource);
+  }
+  double score(const model::Node& node, const ScoreRange& range) const {
+    if (!binpack) {
+      const double capacity =
+          cpu_task ? node.allocatable[kCpu] : static_cast<double>(node.gpu_count());
+      return capacity != 0 ? free_resource(node, resource) / capacity : 0;
+    }
+    if (node.allocatable[resource] == 0 || range.most == 0) return 0;
+    const double free = free_resource(node, resource);
+    return range.least == range.most
+               ? kMaxHighDensity
+               : kMaxHighDensity * (1 - (free - range.least) / (range.most - range.least));
+  }
+};
+
 class NodePlacement final : public Plugin, public NodeScorer {
  public:
   std::string_view name() const override { return "nodeplacement"; }
@@ -26,39 +51,27 @@ class NodePlacement final : public Plugin, public NodeScorer {
   void score(Session& ssn, TaskId task_id, const std::vector<NodeId>& offered,
              const std::vector<NodeId>& nodes, std::vector<double>& scores,
              std::vector<char>&) override {
-    const model::Task& task = ssn.state.tasks[task_id];
-    const bool cpu_task = task.is_cpu_only();
-    const int resource = cpu_task ? kCpu : kGpu;
-    const bool binpack = cpu_task ? ssn.config.cpu_binpack : ssn.config.gpu_binpack;
-    if (!binpack) {
-      for (std::size_t i = 0; i < nodes.size(); ++i) {
-        const model::Node& node = ssn.state.nodes[nodes[i]];
-        const double capacity =
-            cpu_task ? node.allocatable[kCpu] : static_cast<double>(node.gpu_count());
-        if (capacity != 0) scores[i] += free_resource(node, resource) / capacity;
-      }
-      return;
-    }
-    // setBinpackPreOrder: min/max free resource over every node offered (fitting or not).
-    double min_free = std::numeric_limits<double>::max(), max_free = 0;
     if (nodes.empty()) return;
-    for (NodeId id : offered) {
-      const model::Node& node = ssn.state.nodes[id];
-      if (node.allocatable[resource] == 0) continue;
-      const double free = free_resource(node, resource);
-      min_free = std::min(min_free, free);
-      max_free = std::max(max_free, free);
-    }
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-      const model::Node& node = ssn.state.nodes[nodes[i]];
-      const double overall = node.allocatable[resource];
-      const double free = free_resource(node, resource);
-      if (overall != 0 && max_free != 0) {
-        scores[i] += min_free == max_free
-                         ? kMaxHighDensity
-                         : kMaxHighDensity * (1 - (free - min_free) / (max_free - min_free));
+    const Placement placement(ssn, ssn.state.tasks[task_id]);
+    // setBinpackPreOrder: min/max free resource over every node offered (fitting or not).
+    ScoreRange range;
+    if (placement.binpack) {
+      for (NodeId id : offered) {
+        if (const auto value = placement.range_value(ssn.state.nodes[id])) range.add(*value);
       }
     }
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      scores[i] += placement.score(ssn.state.nodes[nodes[i]], range);
+  }
+
+  bool node_local(const Session&, const model::Task&) const override { return true; }
+  std::optional<double> range_value(const Session& ssn, const model::Task& task,
+                                    const model::Node& node) const override {
+    return Placement(ssn, task).range_value(node);
+  }
+  double local_score(const Session& ssn, const model::Task& task, const model::Node& node,
+                     const ScoreRange& range) const override {
+    return Placement(ssn, task).score(node, range);
   }
 };
 

@@ -14,11 +14,16 @@ class NominatedNode final : public Plugin, public NodeScorer {
   void score(Session& ssn, TaskId task, const std::vector<NodeId>& /*offered*/,
              const std::vector<NodeId>& nodes, std::vector<double>& scores,
              std::vector<char>&) override {
-    const std::string& nominated = ssn.state.tasks[task].nominated_node;
-    if (nominated.empty()) return;
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-      if (ssn.state.nodes[nodes[i]].name == nominated) scores[i] += kNominatedNode;
-    }
+    const model::Task& t = ssn.state.tasks[task];
+    if (t.nominated_node.empty()) return;
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      scores[i] += local_score(ssn, t, ssn.state.nodes[nodes[i]], {});
+  }
+
+  bool node_local(const Session&, const model::Task&) const override { return true; }
+  double local_score(const Session&, const model::Task& task, const model::Node& node,
+                     const ScoreRange&) const override {
+    return !task.nominated_node.empty() && node.name == task.nominated_node ? kNominatedNode : 0;
   }
 };
 

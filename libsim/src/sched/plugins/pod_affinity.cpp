@@ -162,6 +162,12 @@ class PodAffinity final : public Plugin, public NodeScorer {
       scores[i] += kK8sPlugins * static_cast<double>(affinity.score(ssn.state.nodes[nodes[i]]));
     }
   }
+  /// No preferred term in the task or anywhere in the session: PreScore skips, whatever the
+  /// nodes hold, and every node scores 0 (the skip it would note changes no later answer).
+  bool node_local(const Session&, const model::Task& task) const override {
+    return !any_preferred_ && task.placement->preferred_pod_affinity.empty() &&
+           task.placement->preferred_pod_anti_affinity.empty();
+  }
 
  private:
   bool any_preferred_ = false;

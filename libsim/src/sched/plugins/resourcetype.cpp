@@ -13,10 +13,16 @@ class ResourceType final : public Plugin, public NodeScorer {
   void score(Session& ssn, TaskId task, const std::vector<NodeId>& /*offered*/,
              const std::vector<NodeId>& nodes, std::vector<double>& scores,
              std::vector<char>&) override {
-    if (!ssn.state.tasks[task].is_cpu_only()) return;
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-      if (ssn.state.nodes[nodes[i]].is_cpu_only_node()) scores[i] += kResourceType;
-    }
+    const model::Task& t = ssn.state.tasks[task];
+    if (!t.is_cpu_only()) return;
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      scores[i] += local_score(ssn, t, ssn.state.nodes[nodes[i]], {});
+  }
+
+  bool node_local(const Session&, const model::Task&) const override { return true; }
+  double local_score(const Session&, const model::Task& task, const model::Node& node,
+                     const ScoreRange&) const override {
+    return task.is_cpu_only() && node.is_cpu_only_node() ? kResourceType : 0;
   }
 };
 

@@ -3,7 +3,9 @@
 // each plugin fills in OnSessionOpen (session_plugins.go Add*Fn). Each list runs in plugin order;
 // how a list's answers combine follows the Session method KAI calls it through (noted per hook).
 
+#include <algorithm>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,6 +24,18 @@ struct Scenario;
 /// the queue, the resource and the numbers, typed and in its message.
 using CapacityVerdict = std::optional<WaitReason>;
 
+/// The least and most of a scorer's range_value() over the nodes offered to a task, folded as
+/// nodeplacement's setBinpackPreOrder folds them (nothing offered: the start values).
+struct ScoreRange {
+  double least = std::numeric_limits<double>::max();
+  double most = 0;
+  void add(double value) {
+    least = std::min(least, value);
+    most = std::max(most, value);
+  }
+  bool operator==(const ScoreRange&) const = default;
+};
+
 /// A plugin's NodePreOrderFn and NodeOrderFn over all the nodes offered to one task at once (one
 /// call per task and plugin, not per node, so the per-node work stays inlined in the plugin).
 class NodeScorer {
@@ -34,6 +48,24 @@ class NodeScorer {
   virtual void score(Session& ssn, TaskId task, const std::vector<NodeId>& offered,
                      const std::vector<NodeId>& nodes, std::vector<double>& scores,
                      std::vector<char>& dropped) = 0;
+
+  /// Node by node scoring, which lets the kept orders of alike pods (alike_nodes.hpp) score again
+  /// only the nodes that changed. `node_local`: this task's score of a node is local_score() of
+  /// that node alone, given the least and most range_value() over the offered nodes (binpack's
+  /// range of free resources); such a scorer never drops a node. Others score with score() only.
+  virtual bool node_local(const Session& /*ssn*/, const model::Task& /*task*/) const {
+    return false;
+  }
+  /// The node's value in the range its score compares with, or nullopt for none.
+  virtual std::optional<double> range_value(const Session& /*ssn*/, const model::Task& /*task*/,
+                                            const model::Node& /*node*/) const {
+    return std::nullopt;
+  }
+  /// The score node_local() promises (0 when the plugin gives the node nothing).
+  virtual double local_score(const Session& /*ssn*/, const model::Task& /*task*/,
+                             const model::Node& /*node*/, const ScoreRange& /*range*/) const {
+    return 0;
+  }
 };
 
 /// A subgroup as SubsetNodesFn sees it: its name, its topology constraint, and the PodSets under

@@ -20,6 +20,7 @@ class NodeMisses {
   void note(const Session& ssn, TaskId task_id, NodeId node_id);
   /// The reason over every node noted, with its numbers (its message is the caller's).
   WaitReason reason(const model::Task& task) const;
+  bool operator==(const NodeMisses&) const = default;
 
  private:
   int nodes_ = 0;

@@ -41,11 +41,15 @@ struct EvictionDecision {
   JobId beneficiary = JobId::invalid();
 };
 
+class AlikeNodeOrders;
+
 class Session {
  public:
   /// Opens a session on `state` with `plugins` (in plugin-list order): the pods' sums are taken
   /// from `state.open_sums` when a caller kept them, else counted; then each plugin opens.
   Session(model::ClusterState& state, std::vector<std::unique_ptr<Plugin>> plugins);
+  ~Session();
+  Session(Session&&) noexcept;  // run_cycle hands its session out
 
   model::ClusterState& state;
   const model::SchedulerConfig& config;
@@ -72,7 +76,19 @@ class Session {
 
   model::Task& task(TaskId id) { return state.tasks[id]; }
   model::Job& job(JobId id) { return state.jobs[id]; }
-  model::Node& node(NodeId id) { return state.nodes[id]; }
+  /// A node to change (statements, stale-gang evictions): noted in the node change log, from
+  /// which the kept orders of alike pods learn which nodes to score again.
+  model::Node& node(NodeId id) {
+    note_node_change(id);
+    return state.nodes[id];
+  }
+  /// The nodes node() handed out since the log was last cleared, oldest first (a node once per
+  /// call: a reader may have read the log between two changes of one node).
+  const std::vector<NodeId>& node_changes() const { return node_changes_; }
+  /// Counts the clearings of the node change log: a position in it holds while this stays.
+  std::uint64_t node_change_generation() const { return node_change_generation_; }
+  /// The kept node orders of alike pods (alike_nodes.hpp), made at the first call.
+  AlikeNodeOrders& alike_node_orders();
 
   /// The opened plugin of type P, or nullptr when the plugin list lacks it.
   template <class P>
@@ -84,6 +100,8 @@ class Session {
   }
   /// The pods' sums as the session opened (plugins read them in on_session_open; empty after).
   const model::OpenSums& open_sums() const { return sums_; }
+  /// Whether a pod held a required pod anti-affinity term as the session opened.
+  bool any_pod_anti_affinity() const { return any_pod_anti_affinity_; }
 
   // --- the hooks, combined as KAI's Session methods combine them ---
   /// AllocateFunc / DeallocateFunc of every event handler.
@@ -176,6 +194,11 @@ class Session {
   std::uint64_t status_epoch_;                                            // see Session::Session
   std::vector<std::uint64_t> job_changed_;                                // by job index
   mutable std::vector<std::shared_ptr<AllocationMemo>> full_view_memos_;  // by job index
+  void note_node_change(NodeId id);
+  std::vector<NodeId> node_changes_;
+  std::uint64_t node_change_generation_ = 0;
+  bool any_pod_anti_affinity_ = false;
+  std::unique_ptr<AlikeNodeOrders> alike_node_orders_;
 };
 
 // The job and task orders run at every heap comparison: inline, so the loop over the plugins'

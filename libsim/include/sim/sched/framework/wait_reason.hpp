@@ -60,6 +60,8 @@ struct WaitReason {
   // Gang: a PodSet short of its minimum.
   int gang_min = 0;    ///< pods the gang needs at once (0: not a gang reason)
   int gang_ready = 0;  ///< pods that exist (not ready) or found room (placement)
+
+  bool operator==(const WaitReason&) const = default;
 };
 
 }  // namespace sim::sched

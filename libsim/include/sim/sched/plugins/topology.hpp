@@ -29,6 +29,8 @@ class TopologyPlugin final : public Plugin, public NodeScorer {
   void score(Session& ssn, TaskId task, const std::vector<NodeId>& offered,
              const std::vector<NodeId>& nodes, std::vector<double>& scores,
              std::vector<char>& dropped) override;
+  /// A job without a preferred level leaves no scores: every node scores 0.
+  bool node_local(const Session&, const model::Task&) const override { return scores_.empty(); }
 
   /// subSetNodesFn: the node sets to try in order for `tasks` of `scope` within `nodes`. One set
   /// (`nodes`) without a constraint; none when no domain can hold the pods (`why` says why);
