@@ -46,11 +46,13 @@ spec: {resources: {gpu: {quota: 16, limit: -1, overQuotaWeight: 1}, cpu: {quota:
             "kai-scheduler, containers: [{name: c, resources: {limits: {nvidia.com/gpu: \"" +
             std::to_string(gpus) + "\"}}}]}\n";
   };
-  for (int i = 0; i < pending; ++i) pod("p-" + std::string(i < 10 ? "0" : "") + std::to_string(i), 1);
+  for (int i = 0; i < pending; ++i)
+    pod("p-" + std::string(i < 10 ? "0" : "") + std::to_string(i), 1);
   pod("wide", 2);
-  yaml += "---\napiVersion: v1\nkind: Pod\nmetadata: {name: picky, namespace: ns, labels: "
-          "{kai.scheduler/queue: q}}\nspec: {schedulerName: kai-scheduler, nodeSelector: {pool: "
-          "a}, containers: [{name: c, resources: {limits: {nvidia.com/gpu: \"1\"}}}]}\n";
+  yaml +=
+      "---\napiVersion: v1\nkind: Pod\nmetadata: {name: picky, namespace: ns, labels: "
+      "{kai.scheduler/queue: q}}\nspec: {schedulerName: kai-scheduler, nodeSelector: {pool: "
+      "a}, containers: [{name: c, resources: {limits: {nvidia.com/gpu: \"1\"}}}]}\n";
   sim::Diagnostics d;
   return sim::io::load_snapshot({{yaml, "alike.yaml"}}, {}, d);
 }
@@ -87,7 +89,7 @@ TEST_CASE("a kept order gives each alike pod the node the full walk gives it",
   sim::model::ClusterState state = cluster(13, {0, 0, 3, 1});
   sim::sched::Session ssn = sim::sched::open_session(state);
   const std::vector<NodeId> all = all_nodes(state);
-  sim::sched::AlikeNodeOrders& orders = ssn.alike_node_orders();
+  sim::sched::AlikeNodeOrders orders(ssn);
   std::vector<std::string> taken;
   for (int i = 0; i < 13; ++i) {
     const TaskId pod = task_named(state, "p-" + std::string(i < 10 ? "0" : "") + std::to_string(i));
@@ -96,7 +98,7 @@ TEST_CASE("a kept order gives each alike pod the node the full walk gives it",
       // eviction: node-3's pod frees its GPU (releasing).
       const TaskId wide = task_named(state, "wide");
       NodeId node;
-      REQUIRE(orders.first_fitting(ssn, wide, all, node) == Outcome::kNotKept);
+      REQUIRE(orders.first_fitting(wide, all, node) == Outcome::kNotKept);
       const std::string where = walked(ssn, wide, all);
       REQUIRE(!where.empty());
       node = state.find_node(where);
@@ -107,7 +109,7 @@ TEST_CASE("a kept order gives each alike pod the node the full walk gives it",
     }
     const std::string expected = walked(ssn, pod, all);
     NodeId node;
-    const Outcome outcome = orders.first_fitting(ssn, pod, all, node);
+    const Outcome outcome = orders.first_fitting(pod, all, node);
     if (i == 0) {
       // The first pod of its kind is ordered by the caller; the order is kept from the second.
       REQUIRE(outcome == Outcome::kNotKept);
@@ -145,28 +147,28 @@ TEST_CASE("a refusal is kept for alike pods only while no node changes", "[sched
   sim::model::ClusterState state = cluster(2, {4, 4, 4, 4});  // every GPU held
   sim::sched::Session ssn = sim::sched::open_session(state);
   const std::vector<NodeId> all = all_nodes(state);
-  sim::sched::AlikeNodeOrders& orders = ssn.alike_node_orders();
+  sim::sched::AlikeNodeOrders orders(ssn);
   const TaskId first = task_named(state, "p-00");
   const TaskId second = task_named(state, "p-01");
   const TaskId picky = task_named(state, "picky");
   NodeId node;
-  REQUIRE(orders.first_fitting(ssn, first, all, node) == Outcome::kNotKept);  // first of its kind
-  REQUIRE(orders.first_fitting(ssn, first, all, node) == Outcome::kNoneFits);
-  CHECK(orders.kept_refusal(ssn, second, all) == nullptr);  // nothing refused yet
+  REQUIRE(orders.first_fitting(first, all, node) == Outcome::kNotKept);  // first of its kind
+  REQUIRE(orders.first_fitting(first, all, node) == Outcome::kNoneFits);
+  CHECK(orders.kept_refusal(second, all) == nullptr);  // nothing refused yet
   sim::sched::AlikeNodeOrders::Refusal refusal;
   refusal.reasons = {"node node-0: not enough free resources: gpu"};
-  orders.keep_refusal(ssn, first, all, refusal);
-  const sim::sched::AlikeNodeOrders::Refusal* kept = orders.kept_refusal(ssn, second, all);
+  orders.keep_refusal(first, all, refusal);
+  const sim::sched::AlikeNodeOrders::Refusal* kept = orders.kept_refusal(second, all);
   REQUIRE(kept != nullptr);
   CHECK(kept->reasons == refusal.reasons);
   // Same requests, but node rules of its own: judged on its own.
-  CHECK(orders.kept_refusal(ssn, picky, all) == nullptr);
+  CHECK(orders.kept_refusal(picky, all) == nullptr);
   // A node changes (a pod is evicted): the refusal no longer holds, and the pod now fits there
   // once the evicted pod's GPUs are released.
   sim::sched::Statement stmt(ssn);
   stmt.evict(task_named(state, "run-2"), "reclaim", sim::JobId::invalid());
   stmt.commit();
-  CHECK(orders.kept_refusal(ssn, second, all) == nullptr);
-  REQUIRE(orders.first_fitting(ssn, second, all, node) == Outcome::kFound);
+  CHECK(orders.kept_refusal(second, all) == nullptr);
+  REQUIRE(orders.first_fitting(second, all, node) == Outcome::kFound);
   CHECK(state.nodes[node].name == "node-2");
 }

@@ -5,7 +5,6 @@
 
 #include "sim/core/assert.hpp"
 #include "sim/sched/actions/actions.hpp"
-#include "sim/sched/framework/alike_nodes.hpp"
 #include "sim/sched/framework/job_order.hpp"
 #include "sim/sched/framework/job_queue.hpp"
 #include "sim/sched/framework/node_fit.hpp"
@@ -51,25 +50,27 @@ bool allocate_task_to_node(Session& ssn, Statement& stmt, TaskId task_id, NodeId
 }
 
 // `reasons` and `misses` (when given) say why the task was refused, for its fit error; the
-// victim search's virtual placements record none and word none.
+// victim search's virtual placements record none and word none. `orders`: the allocate action's
+// node orders kept for alike pods (alike_nodes.hpp), or nullptr.
 bool allocate_task(Session& ssn, Statement& stmt, const std::vector<NodeId>& nodes, TaskId task,
-                   bool pipeline_only, std::vector<std::string>* reasons, NodeMisses* misses) {
+                   bool pipeline_only, std::vector<std::string>* reasons, NodeMisses* misses,
+                   AlikeNodeOrders* orders) {
   if (std::string why = ssn.pre_predicate(ssn.state.tasks[task]); !why.empty()) {
     if (reasons) reasons->push_back(std::move(why));
     return false;
   }
   // A pod alike to earlier ones finds the node the walk below would take in the order kept for
-  // them (alike_nodes.hpp), and when no node takes it, maybe the reasons a pod alike to it got.
+  // them, and when no node takes it, maybe the reasons a pod alike to it got. Debug builds walk
+  // on and compare.
   using Outcome = AlikeNodeOrders::Outcome;
   Outcome alike = Outcome::kNotKept;
   const AlikeNodeOrders::Refusal* refused = nullptr;
-  if (reasons != nullptr && misses != nullptr) {
+  if (orders != nullptr && reasons != nullptr && misses != nullptr) {
     NodeId kept;
-    alike = ssn.alike_node_orders().first_fitting(ssn, task, nodes, kept);
+    alike = orders->first_fitting(task, nodes, kept);
     if (alike == Outcome::kFound)
       return allocate_task_to_node(ssn, stmt, task, kept, pipeline_only);
-    if (alike == Outcome::kNoneFits)
-      refused = ssn.alike_node_orders().kept_refusal(ssn, task, nodes);
+    if (alike == Outcome::kNoneFits) refused = orders->kept_refusal(task, nodes);
 #ifdef NDEBUG
     if (refused != nullptr) {
       *reasons = refused->reasons;
@@ -94,9 +95,9 @@ bool allocate_task(Session& ssn, Statement& stmt, const std::vector<NodeId>& nod
     if (allocate_task_to_node(ssn, stmt, task, node, pipeline_only)) return true;
   }
   if (alike == Outcome::kNoneFits) {
-    // The proof (Debug builds walk on): the kept reasons are the ones worded now.
+    // The proof: the kept reasons are the ones worded now.
     SIM_ASSERT(refused == nullptr || (refused->reasons == *reasons && refused->misses == *misses));
-    ssn.alike_node_orders().keep_refusal(ssn, task, nodes, {*reasons, *misses});
+    orders->keep_refusal(task, nodes, {*reasons, *misses});
   }
   return false;
 }
@@ -153,8 +154,14 @@ WaitReason topology_reason(const std::string& why) {
 // them in order, rolling back what a failed node set placed.
 class JobPlacement {
  public:
-  JobPlacement(Session& ssn, Statement& stmt, const JobView& view, bool pipeline_only)
-      : ssn_(ssn), stmt_(stmt), view_(view), groups_(*view.groups), pipeline_only_(pipeline_only) {}
+  JobPlacement(Session& ssn, Statement& stmt, const JobView& view, bool pipeline_only,
+               AlikeNodeOrders* orders)
+      : ssn_(ssn),
+        stmt_(stmt),
+        view_(view),
+        groups_(*view.groups),
+        pipeline_only_(pipeline_only),
+        orders_(orders) {}
 
   bool place_set(int set, const std::vector<TaskId>& tasks, const std::vector<NodeId>& nodes) {
     if (tasks.empty()) return true;
@@ -226,7 +233,7 @@ class JobPlacement {
     std::vector<std::string> reasons;
     NodeMisses misses;
     if (allocate_task(ssn_, stmt_, nodes, id, pipeline_only_, pipeline_only_ ? nullptr : &reasons,
-                      pipeline_only_ ? nullptr : &misses))
+                      pipeline_only_ ? nullptr : &misses, orders_))
       return true;
     if (!pipeline_only_) {
       ssn_.record_fit_error(view_.id,
@@ -240,6 +247,7 @@ class JobPlacement {
   const JobView& view_;
   const model::SubGroupTree& groups_;
   bool pipeline_only_;
+  AlikeNodeOrders* orders_;
 };
 
 }  // namespace
@@ -252,7 +260,7 @@ std::vector<NodeId> all_nodes(const Session& ssn) {
 }
 
 bool allocate_job(Session& ssn, Statement& stmt, const std::vector<NodeId>& nodes,
-                  const JobView& view, bool pipeline_only) {
+                  const JobView& view, bool pipeline_only, AlikeNodeOrders* orders) {
   const JobId job = view.id;
   ssn.pre_job_allocation(job);
   const std::vector<TaskId> tasks = tasks_to_allocate(ssn, view, !pipeline_only);
@@ -262,7 +270,7 @@ bool allocate_job(Session& ssn, Statement& stmt, const std::vector<NodeId>& node
     return false;
   }
   const std::size_t cp = stmt.checkpoint();
-  JobPlacement placement(ssn, stmt, view, pipeline_only);
+  JobPlacement placement(ssn, stmt, view, pipeline_only, orders);
   const bool placed = is_single_pod_set(view) && !view.groups->any_topology()
                           ? placement.place_flat(tasks, nodes)
                           : placement.place_set(0, tasks, nodes);
@@ -279,6 +287,7 @@ void run_allocate(Session& ssn) {
     if (is_ready_for_scheduling(ssn, v)) queue.push(v);
   }
   const std::vector<NodeId> nodes = all_nodes(ssn);
+  AlikeNodeOrders orders(ssn);
   while (!queue.empty()) {
     const JobView job = queue.pop();
     if (!job.valid()) break;
@@ -286,7 +295,7 @@ void run_allocate(Session& ssn) {
     bool had_allocated = false;
     for (TaskId t : job.tasks)
       had_allocated = had_allocated || model::is_allocated(ssn.state.tasks[t].status);
-    if (allocate_job(ssn, stmt, nodes, job, false)) {
+    if (allocate_job(ssn, stmt, nodes, job, false, &orders)) {
       bool pipelined = false;
       if (should_pipeline_job(ssn, job)) {
         stmt.convert_all_allocated_to_pipelined(job.id);

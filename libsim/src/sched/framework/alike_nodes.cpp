@@ -171,28 +171,28 @@ struct AlikeNodeOrders::Order {
   }
 };
 
-AlikeNodeOrders::AlikeNodeOrders() = default;
-AlikeNodeOrders::~AlikeNodeOrders() = default;
+AlikeNodeOrders::AlikeNodeOrders(Session& ssn) : ssn_(ssn) { ssn_.log_node_changes(true); }
+AlikeNodeOrders::~AlikeNodeOrders() { ssn_.log_node_changes(false); }
 
-AlikeNodeOrders::Order* AlikeNodeOrders::kept_order(const Session& ssn, const model::Task& task,
+AlikeNodeOrders::Order* AlikeNodeOrders::kept_order(const model::Task& task,
                                                     const std::vector<NodeId>& offered) {
   for (const auto& o : orders_) {
-    if (o->offered == offered && same_requests(ssn.state.tasks[o->sample], task)) return o.get();
+    if (o->offered == offered && same_requests(ssn_.state.tasks[o->sample], task)) return o.get();
   }
   return nullptr;
 }
 
-AlikeNodeOrders::Order* AlikeNodeOrders::order_for(Session& ssn, const model::Task& task,
+AlikeNodeOrders::Order* AlikeNodeOrders::order_for(const model::Task& task,
                                                    const std::vector<NodeId>& offered) {
   ++uses_;
-  if (Order* o = kept_order(ssn, task, offered)) {
+  if (Order* o = kept_order(task, offered)) {
     o->last_use = uses_;
     o->sample = task.id;
-    o->bring_up_to_date(ssn, task);
+    o->bring_up_to_date(ssn_, task);
     return o;
   }
   auto seen = std::find_if(seen_once_.begin(), seen_once_.end(), [&](const auto& s) {
-    return s.second == offered && same_requests(ssn.state.tasks[s.first], task);
+    return s.second == offered && same_requests(ssn_.state.tasks[s.first], task);
   });
   if (seen == seen_once_.end()) {
     if (seen_once_.size() == kKeptOrders) seen_once_.erase(seen_once_.begin());
@@ -214,16 +214,17 @@ AlikeNodeOrders::Order* AlikeNodeOrders::order_for(Session& ssn, const model::Ta
   o.sample = task.id;
   o.offered = offered;
   o.last_use = uses_;
-  o.rebuild(ssn, task);
+  o.rebuild(ssn_, task);
   return &o;
 }
 
-AlikeNodeOrders::Outcome AlikeNodeOrders::first_fitting(Session& ssn, TaskId task_id,
+AlikeNodeOrders::Outcome AlikeNodeOrders::first_fitting(TaskId task_id,
                                                         const std::vector<NodeId>& offered,
                                                         NodeId& node) {
+  Session& ssn = ssn_;
   const model::Task& task = ssn.state.tasks[task_id];
   if (!kept_for(ssn, task)) return Outcome::kNotKept;
-  const Order* kept = order_for(ssn, task, offered);
+  const Order* kept = order_for(task, offered);
   if (kept == nullptr) return Outcome::kNotKept;
   const Order& order = *kept;
 #ifndef NDEBUG
@@ -248,33 +249,34 @@ namespace {
 // no NUMA alignment reads its QoS. The predicates then read its requests, its queue and the nodes
 // (the capacity check reads the queue, whose charges come with a change of a node).
 bool refusal_kept_for(const Session& ssn, const model::Task& task) {
-  return task.placement->empty() && task.devices->claims.empty() &&
-         !ssn.any_pod_anti_affinity() && !ssn.hooks.numa_placement;
+  return task.placement->empty() && task.devices->claims.empty() && !ssn.any_pod_anti_affinity() &&
+         !ssn.hooks.numa_placement;
 }
 
 }  // namespace
 
-const AlikeNodeOrders::Refusal* AlikeNodeOrders::kept_refusal(Session& ssn, TaskId task_id,
+const AlikeNodeOrders::Refusal* AlikeNodeOrders::kept_refusal(TaskId task_id,
                                                               const std::vector<NodeId>& offered) {
+  const Session& ssn = ssn_;
   const model::Task& task = ssn.state.tasks[task_id];
   if (!kept_for(ssn, task) || !refusal_kept_for(ssn, task)) return nullptr;
-  const Order* order = kept_order(ssn, task, offered);
+  const Order* order = kept_order(task, offered);
   if (order == nullptr) return nullptr;
   const model::Job& job = ssn.state.jobs[task.job];
   for (const Order::KeptRefusal& r : order->refusals) {
     if (r.queue == job.queue && r.preemptible == job.preemptible &&
-        r.generation == ssn.node_change_generation() &&
-        r.changes == ssn.node_changes().size())
+        r.generation == ssn.node_change_generation() && r.changes == ssn.node_changes().size())
       return &r.refusal;
   }
   return nullptr;
 }
 
-void AlikeNodeOrders::keep_refusal(Session& ssn, TaskId task_id,
-                                   const std::vector<NodeId>& offered, Refusal refusal) {
+void AlikeNodeOrders::keep_refusal(TaskId task_id, const std::vector<NodeId>& offered,
+                                   Refusal refusal) {
+  const Session& ssn = ssn_;
   const model::Task& task = ssn.state.tasks[task_id];
   if (!kept_for(ssn, task) || !refusal_kept_for(ssn, task)) return;
-  Order* order = kept_order(ssn, task, offered);
+  Order* order = kept_order(task, offered);
   if (order == nullptr) return;
   const model::Job& job = ssn.state.jobs[task.job];
   auto same = std::find_if(order->refusals.begin(), order->refusals.end(), [&](const auto& r) {

@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "sim/core/assert.hpp"
-#include "sim/sched/framework/alike_nodes.hpp"
 #include "sim/sched/framework/gang.hpp"
 #include "sim/sched/framework/pod_sums.hpp"
 
@@ -59,9 +58,6 @@ Session::Session(model::ClusterState& cluster, std::vector<std::unique_ptr<Plugi
   sums_ = {};
 }
 
-Session::~Session() = default;
-Session::Session(Session&&) noexcept = default;
-
 void Session::note_node_change(NodeId id) {
   // Bounded: past a few changes per node the readers score every node again anyway.
   if (node_changes_.size() >= 8 * state.nodes.size() + 1024) {
@@ -71,9 +67,11 @@ void Session::note_node_change(NodeId id) {
   node_changes_.push_back(id);
 }
 
-AlikeNodeOrders& Session::alike_node_orders() {
-  if (!alike_node_orders_) alike_node_orders_ = std::make_unique<AlikeNodeOrders>();
-  return *alike_node_orders_;
+void Session::log_node_changes(bool on) {
+  node_log_on_ = on;
+  if (on) return;
+  node_changes_.clear();
+  ++node_change_generation_;
 }
 
 ResourceVec Session::quantify_accepted(const model::Task& task) {

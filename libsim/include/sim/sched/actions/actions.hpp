@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "sim/sched/framework/alike_nodes.hpp"
 #include "sim/sched/framework/job_order.hpp"
 #include "sim/sched/framework/statement.hpp"
 
@@ -10,9 +11,10 @@ namespace sim::sched {
 
 /// AllocateJob (actions/common/allocate.go): the job's next tasks (gang block or one elastic
 /// pod) placed one by one in task order on the best fitting node; all or nothing.
-/// `pipeline_only` is the simulation mode of reclaim/preempt/consolidation.
+/// `pipeline_only` is the simulation mode of reclaim/preempt/consolidation. `orders`: node orders
+/// kept for the action's alike pods (alike_nodes.hpp), or nullptr to order the nodes anew.
 bool allocate_job(Session& ssn, Statement& stmt, const std::vector<NodeId>& nodes,
-                  const JobView& job, bool pipeline_only);
+                  const JobView& job, bool pipeline_only, AlikeNodeOrders* orders = nullptr);
 
 void run_allocate(Session& ssn);
 void run_reclaim(Session& ssn);

@@ -4,8 +4,8 @@
 // its requests and the node itself (a plain whole-GPU or CPU pod under node-local scorers,
 // hooks.hpp), the order for the next pod with the same requests differs only at the nodes that
 // changed since (the session's node change log) and where binpack's range of free resources
-// moved. So a session keeps a few such orders and judges again only those nodes: thousands of
-// alike pending pods cost about one scoring of each node per change, not one per pod.
+// moved. So the allocate action keeps a few such orders and judges again only those nodes:
+// thousands of alike pending pods cost about one scoring of each node per change, not one per pod.
 
 #include <cstdint>
 #include <memory>
@@ -19,7 +19,9 @@ namespace sim::sched {
 
 class AlikeNodeOrders {
  public:
-  AlikeNodeOrders();
+  /// Orders for pods placed in `ssn` while this lives (the allocate action's): the session's
+  /// node change log is on meanwhile.
+  explicit AlikeNodeOrders(Session& ssn);
   ~AlikeNodeOrders();
   AlikeNodeOrders(const AlikeNodeOrders&) = delete;
   AlikeNodeOrders& operator=(const AlikeNodeOrders&) = delete;
@@ -32,8 +34,7 @@ class AlikeNodeOrders {
   };
   /// What walking ordered_nodes(ssn, task, offered) with fitting_node would find first. Debug
   /// builds compare the kept order with one worked out afresh.
-  Outcome first_fitting(Session& ssn, TaskId task, const std::vector<NodeId>& offered,
-                        NodeId& node);
+  Outcome first_fitting(TaskId task, const std::vector<NodeId>& offered, NodeId& node);
 
   /// Why no offered node took a pod: FittingNode's worded reasons (allocate.cpp) and the misses.
   struct Refusal {
@@ -44,17 +45,16 @@ class AlikeNodeOrders {
   /// preemptibility, no node rules or DRA claims of its own, no pod anti-affinity in the session,
   /// no NUMA alignment) while no node has changed since; nullptr when there is none. A pod
   /// refused everywhere is then judged once for the alike pods that follow it.
-  const Refusal* kept_refusal(Session& ssn, TaskId task, const std::vector<NodeId>& offered);
+  const Refusal* kept_refusal(TaskId task, const std::vector<NodeId>& offered);
   /// Keeps the refusal just worded for `task` (first_fitting said kNoneFits for it).
-  void keep_refusal(Session& ssn, TaskId task, const std::vector<NodeId>& offered,
-                    Refusal refusal);
+  void keep_refusal(TaskId task, const std::vector<NodeId>& offered, Refusal refusal);
 
  private:
   struct Order;
-  Order* order_for(Session& ssn, const model::Task& task, const std::vector<NodeId>& offered);
-  Order* kept_order(const Session& ssn, const model::Task& task,
-                    const std::vector<NodeId>& offered);
+  Order* order_for(const model::Task& task, const std::vector<NodeId>& offered);
+  Order* kept_order(const model::Task& task, const std::vector<NodeId>& offered);
 
+  Session& ssn_;
   std::vector<std::unique_ptr<Order>> orders_;
   // Pods seen once, with what they were offered: an order is kept from the second alike pod on,
   // as building one costs more than one plain ordering.

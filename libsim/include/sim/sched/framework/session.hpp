@@ -41,15 +41,11 @@ struct EvictionDecision {
   JobId beneficiary = JobId::invalid();
 };
 
-class AlikeNodeOrders;
-
 class Session {
  public:
   /// Opens a session on `state` with `plugins` (in plugin-list order): the pods' sums are taken
   /// from `state.open_sums` when a caller kept them, else counted; then each plugin opens.
   Session(model::ClusterState& state, std::vector<std::unique_ptr<Plugin>> plugins);
-  ~Session();
-  Session(Session&&) noexcept;  // run_cycle hands its session out
 
   model::ClusterState& state;
   const model::SchedulerConfig& config;
@@ -76,19 +72,19 @@ class Session {
 
   model::Task& task(TaskId id) { return state.tasks[id]; }
   model::Job& job(JobId id) { return state.jobs[id]; }
-  /// A node to change (statements, stale-gang evictions): noted in the node change log, from
-  /// which the kept orders of alike pods learn which nodes to score again.
+  /// A node to change (statements, stale-gang evictions): noted in the node change log while
+  /// it is on, from which the kept orders of alike pods learn which nodes to score again.
   model::Node& node(NodeId id) {
-    note_node_change(id);
+    if (node_log_on_) note_node_change(id);
     return state.nodes[id];
   }
+  /// Turns the node change log on (for readers that keep positions in it) or off (cleared).
+  void log_node_changes(bool on);
   /// The nodes node() handed out since the log was last cleared, oldest first (a node once per
   /// call: a reader may have read the log between two changes of one node).
   const std::vector<NodeId>& node_changes() const { return node_changes_; }
   /// Counts the clearings of the node change log: a position in it holds while this stays.
   std::uint64_t node_change_generation() const { return node_change_generation_; }
-  /// The kept node orders of alike pods (alike_nodes.hpp), made at the first call.
-  AlikeNodeOrders& alike_node_orders();
 
   /// The opened plugin of type P, or nullptr when the plugin list lacks it.
   template <class P>
@@ -197,8 +193,8 @@ class Session {
   void note_node_change(NodeId id);
   std::vector<NodeId> node_changes_;
   std::uint64_t node_change_generation_ = 0;
+  bool node_log_on_ = false;
   bool any_pod_anti_affinity_ = false;
-  std::unique_ptr<AlikeNodeOrders> alike_node_orders_;
 };
 
 // The job and task orders run at every heap comparison: inline, so the loop over the plugins'
