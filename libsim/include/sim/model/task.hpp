@@ -107,6 +107,12 @@ struct Task {
     return gpu.gpus() > 0 || gpu.dra > 0 || is_gpu_memory_request() || is_mig_candidate();
   }
   bool is_cpu_only() const { return !requires_any_gpu(); }
+  /// The same resource requests: kind, amounts, GPUs (devices, portion, memory, MIG), scalars.
+  bool same_requests(const Task& o) const {
+    return request_type == o.request_type && (request == o.request).all() &&
+           gpu.count == o.gpu.count && gpu.portion == o.gpu.portion &&
+           gpu.memory_mib == o.gpu.memory_mib && gpu.mig == o.gpu.mig && scalars == o.scalars;
+  }
 };
 
 }  // namespace sim::model

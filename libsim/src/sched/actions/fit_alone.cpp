@@ -23,12 +23,9 @@ bool monotone_pod(const model::Task& t) {
 bool same_pod(const model::Task& a, const model::Task& b) {
   const model::PlacementRules& pa = *a.placement;
   const model::PlacementRules& pb = *b.placement;
-  return a.request_type == b.request_type && (a.request == b.request).all() &&
-         a.gpu.count == b.gpu.count && a.gpu.portion == b.gpu.portion &&
-         a.gpu.memory_mib == b.gpu.memory_mib && a.gpu.mig == b.gpu.mig && a.scalars == b.scalars &&
-         a.ns == b.ns && a.labels == b.labels && pa.node_selector == pb.node_selector &&
-         pa.required == pb.required && pa.tolerations == pb.tolerations &&
-         pa.pod_anti_affinity == pb.pod_anti_affinity;
+  return a.same_requests(b) && a.ns == b.ns && a.labels == b.labels &&
+         pa.node_selector == pb.node_selector && pa.required == pb.required &&
+         pa.tolerations == pb.tolerations && pa.pod_anti_affinity == pb.pod_anti_affinity;
 }
 
 }  // namespace

@@ -25,12 +25,6 @@ bool kept_for(const Session& ssn, const model::Task& task) {
                      [&](const NodeScorer* s) { return s->node_local(ssn, task); });
 }
 
-// What kept_for's pods differ in.
-bool same_requests(const model::Task& a, const model::Task& b) {
-  return (a.request == b.request).all() && a.gpu.count == b.gpu.count &&
-         a.gpu.portion == b.gpu.portion && a.gpu.memory_mib == b.gpu.memory_mib;
-}
-
 }  // namespace
 
 struct AlikeNodeOrders::Order {
@@ -177,7 +171,7 @@ AlikeNodeOrders::~AlikeNodeOrders() { ssn_.log_node_changes(false); }
 AlikeNodeOrders::Order* AlikeNodeOrders::kept_order(const model::Task& task,
                                                     const std::vector<NodeId>& offered) {
   for (const auto& o : orders_) {
-    if (o->offered == offered && same_requests(ssn_.state.tasks[o->sample], task)) return o.get();
+    if (o->offered == offered && ssn_.state.tasks[o->sample].same_requests(task)) return o.get();
   }
   return nullptr;
 }
@@ -192,7 +186,7 @@ AlikeNodeOrders::Order* AlikeNodeOrders::order_for(const model::Task& task,
     return o;
   }
   auto seen = std::find_if(seen_once_.begin(), seen_once_.end(), [&](const auto& s) {
-    return s.second == offered && same_requests(ssn_.state.tasks[s.first], task);
+    return s.second == offered && ssn_.state.tasks[s.first].same_requests(task);
   });
   if (seen == seen_once_.end()) {
     if (seen_once_.size() == kKeptOrders) seen_once_.erase(seen_once_.begin());
