@@ -131,7 +131,9 @@ BENCHMARK(BM_Ingest)
     ->Arg(4000)
     ->Arg(10000)
     ->Unit(benchmark::kMillisecond)
-    ->MinTime(1);
+    ->MinTime(1)
+    ->UseRealTime()
+    ->MeasureProcessCPUTime();
 BENCHMARK(BM_Cycle)
     ->Arg(100)
     ->Arg(1000)

@@ -523,6 +523,7 @@ SourceLocation JsonDocument::where(Index v, bool of_key) const {
 }
 
 SourceLocation JsonDocument::locate(std::uint32_t offset) const {
+  const std::lock_guard<std::mutex> lock(locator_mutex_);
   return locator_.locate(offset, *file_);
 }
 

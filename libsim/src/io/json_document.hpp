@@ -6,6 +6,7 @@
 // (numbers exactly as written); the text must outlive the document.
 
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -98,8 +99,10 @@ class JsonDocument {
   const std::string* file_;
   std::vector<Value> values_;
   std::vector<Index> children_;
-  std::string pool_;             // strings that had escapes, unescaped
-  mutable TextLocator locator_;  // where()
+  std::string pool_;  // strings that had escapes, unescaped
+  // where(): readers on two threads (a snapshot's pods) may ask at once.
+  mutable std::mutex locator_mutex_;
+  mutable TextLocator locator_;
 };
 
 /// Whether `text` is read as JSON: its first character other than white space (and a byte order

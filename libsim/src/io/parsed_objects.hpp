@@ -66,8 +66,8 @@ struct PodObject {
   std::string pod_group;           // the pod-group-name annotation
   std::string sub_group;           // kai.scheduler/subgroup-name, "default" without one
   // What the pod-grouper would create for a KAI pod without a PodGroup (its priority class is
-  // checked per state, against the classes that exist then).
-  std::optional<PodGroupObject> grouper;
+  // checked per state, against the classes that exist then). Out of line: few pods need one.
+  std::shared_ptr<const PodGroupObject> grouper;
   std::string grouper_class;
   std::size_t group_hash = 0;  // name_hash() of pod_group, or of the grouper's PodGroup
   bool guaranteed = false;     // QoS class Guaranteed

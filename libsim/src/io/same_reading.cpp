@@ -40,7 +40,7 @@ bool same_pod_reading(const PodObject& a, const PodObject& b) {
          a.gpu_request.legacy_mig == b.gpu_request.legacy_mig &&
          a.placement->empty() == b.placement->empty() && same_task(a.base, b.base) &&
          a.reservation_label == b.reservation_label && a.pod_group == b.pod_group &&
-         a.sub_group == b.sub_group && a.grouper.has_value() == b.grouper.has_value() &&
+         a.sub_group == b.sub_group && (a.grouper == nullptr) == (b.grouper == nullptr) &&
          a.grouper_class == b.grouper_class && a.group_hash == b.group_hash &&
          a.guaranteed == b.guaranteed && (a.numa_units == nullptr) == (b.numa_units == nullptr) &&
          a.numa_observed == b.numa_observed && a.numa_predicted == b.numa_predicted &&
