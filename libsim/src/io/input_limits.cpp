@@ -9,6 +9,7 @@
 #include <cstring>
 #include <iostream>
 
+#include "side_thread.hpp"
 #include "sim/core/error.hpp"
 
 namespace sim::io {
@@ -34,6 +35,7 @@ std::string mib(std::size_t bytes) {
 std::string read_all(int fd, const std::string& name, std::size_t limit, std::size_t expected) {
   std::string text;
   text.reserve(expected + kReadPadding);
+  const PagesFaultedBeside pages(text.data(), expected);
   char buffer[1 << 16];
   for (;;) {
     const ssize_t n = ::read(fd, buffer, sizeof buffer);

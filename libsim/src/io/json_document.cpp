@@ -7,6 +7,7 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 
+#include "side_thread.hpp"
 #include "sim/io/input_limits.hpp"
 
 namespace sim::io {
@@ -303,11 +304,18 @@ class SimdjsonReader {
         return true;
       }
       case simdjson::ondemand::json_type::string: {
-        std::string_view s;
-        if (v.get_string().get(s) != simdjson::SUCCESS) return false;
         token = token.substr(0, token.find_last_of('"') + 1);
         const std::string_view raw = in_text(token.substr(1, token.size() - 2));
-        builder_.scalar(Kind::kString, at, raw.size() == s.size() ? raw : std::string_view(), s);
+        // Without an escape the text between the quotes is the value (simdjson's first pass
+        // checked the quotes and the UTF-8): only an escaped string is unescaped, into simdjson's
+        // buffer, and copied.
+        if (raw.find('\\') == std::string_view::npos) {
+          builder_.scalar(Kind::kString, at, raw, raw);
+          return true;
+        }
+        std::string_view s;
+        if (v.get_string().get(s) != simdjson::SUCCESS) return false;
+        builder_.scalar(Kind::kString, at, std::string_view(), s);
         return true;
       }
       case simdjson::ondemand::json_type::number: {
@@ -471,7 +479,14 @@ JsonDocument::JsonDocument(std::string_view text, const std::string& file, Diagn
   // the careful reader, which says where.
   const bool control = has_control_character(text);
   if (!control) {
+    // Room for more values than any document has (about one per 20 bytes of a snapshot), so
+    // neither list is copied as it grows; the pages the values will likely fill are faulted in
+    // beside.
     values_.reserve(text.size() / 12);
+    children_.reserve(text.size() / 12);
+    const std::size_t likely = text.size() / 20;
+    const PagesFaultedBeside pages(
+        {{values_.data(), likely * sizeof(Value)}, {children_.data(), likely * sizeof(Index)}});
     Diagnostics found;  // kept only if this reader gets to the end
     // simdjson reads up to SIMDJSON_PADDING bytes past the end: a text with that much room after
     // it (read_input_file leaves it) is read in place, any other is copied first.
@@ -516,6 +531,23 @@ std::string JsonDocument::path(Index v) const {
     }
   }
   return out;
+}
+
+void JsonDocument::prefetch(Index v) const {
+  // About one pod: its values follow it (pre-order), its members' lists end at its own list
+  // (appended as each container closed), and its text starts at its offset.
+  constexpr std::size_t kValues = 48, kChildren = 48, kText = 1024;
+  if (v >= values_.size()) return;
+  const Value& value = values_[v];
+  const std::size_t last = std::min<std::size_t>(values_.size(), v + kValues);
+  for (std::size_t i = v; i < last; i += 64 / sizeof(Value)) __builtin_prefetch(&values_[i]);
+  if (is_container(v)) {
+    const std::size_t end = std::min<std::size_t>(children_.size(), value.first + value.count);
+    for (std::size_t i = end > kChildren ? end - kChildren : 0; i < end; i += 64 / sizeof(Index))
+      __builtin_prefetch(&children_[i]);
+  }
+  const std::size_t text_end = std::min<std::size_t>(text_.size(), value.offset + kText);
+  for (std::size_t i = value.offset; i < text_end; i += 64) __builtin_prefetch(text_.data() + i);
 }
 
 SourceLocation JsonDocument::where(Index v, bool of_key) const {

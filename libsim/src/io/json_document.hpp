@@ -68,6 +68,9 @@ class JsonDocument {
   bool is_container(Index v) const {
     return values_[v].kind == Kind::kArray || values_[v].kind == Kind::kObject;
   }
+  /// Asks the memory for value `v`'s subtree (the values after it, its text and its members'
+  /// lists) ahead of reading it: a long list's readers ask for the next item while reading one.
+  void prefetch(Index v) const;
   /// Where value `v` (or, with `of_key`, its key) starts.
   SourceLocation where(Index v, bool of_key = false) const;
   static constexpr Index kNone = 0xFFFFFFFFu;

@@ -6,6 +6,8 @@
 #include <optional>
 #include <system_error>
 #include <thread>
+#include <utility>
+#include <vector>
 
 namespace sim::io {
 
@@ -15,6 +17,23 @@ inline bool worth_a_side_thread(std::size_t items) {
   static const bool two_cores = std::thread::hardware_concurrency() >= 2;
   return items >= kEnough && two_cores;
 }
+
+/// Faults in the pages of [begin, begin + bytes) on a second thread while this one goes on to
+/// fill them: the kernel clears a page at its first touch, which on this project's machines
+/// costs about as much as filling it. For a buffer reserved to be filled front to back (a long
+/// document's tree). Nothing is written; the thread is joined when this is destroyed.
+class PagesFaultedBeside {
+ public:
+  /// Ranges of (first byte, bytes).
+  explicit PagesFaultedBeside(std::vector<std::pair<void*, std::size_t>> ranges);
+  PagesFaultedBeside(void* begin, std::size_t bytes) : PagesFaultedBeside({{begin, bytes}}) {}
+  ~PagesFaultedBeside();
+  PagesFaultedBeside(const PagesFaultedBeside&) = delete;
+  PagesFaultedBeside& operator=(const PagesFaultedBeside&) = delete;
+
+ private:
+  std::optional<std::thread> side_;
+};
 
 /// Runs `earlier()` here and `later()` on a second thread at the same time (after `earlier()`
 /// when no thread can be had). They read an input's earlier and later parts, so an exception from

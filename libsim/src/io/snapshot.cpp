@@ -699,8 +699,10 @@ std::int64_t latest_time(const Objects& objects) {
     std::size_t start = 0;
     for (const std::vector<Field>* list : lists) {
       const std::size_t end = start + list->size();
-      for (std::size_t i = std::max(from, start); i < std::min(to, end); ++i)
+      for (std::size_t i = std::max(from, start); i < std::min(to, end); ++i) {
+        if (i + 2 < std::min(to, end)) (*list)[i + 2 - start].prefetch();
         consider((*list)[i - start], latest);
+      }
       start = end;
     }
     return latest;
@@ -807,6 +809,7 @@ void read_bulk(const Objects& objects, ParsedObjects& out, ParsedObjects* tail) 
   auto read_pods = [&objects](std::size_t from, std::size_t to, std::vector<PodObject>& into) {
     into.reserve(into.size() + (to - from));
     for (std::size_t i = from; i < to; ++i) {
+      if (i + 2 < to) objects.pods[i + 2].prefetch();
       into.push_back(read_pod(objects.pods[i]));
       read_numa_marks(into.back());
       derive_from_marks(into.back());
@@ -818,7 +821,10 @@ void read_bulk(const Objects& objects, ParsedObjects& out, ParsedObjects* tail) 
     for (const Field& f : objects.nodes) out.nodes.emplace_back(f, read_node(f));
     for (const Field& f : objects.bind_requests) out.bind_requests.push_back(read_bind_request(f));
     out.pod_groups.reserve(out.pod_groups.size() + objects.pod_groups.size());
-    for (const Field& f : objects.pod_groups) out.pod_groups.push_back(read_pod_group(f));
+    for (std::size_t i = 0; i < objects.pod_groups.size(); ++i) {
+      if (i + 2 < objects.pod_groups.size()) objects.pod_groups[i + 2].prefetch();
+      out.pod_groups.push_back(read_pod_group(objects.pod_groups[i]));
+    }
   };
   const std::size_t n = objects.pods.size();
   if (!tail || !worth_a_side_thread(n)) {
@@ -969,8 +975,11 @@ void set_job(model::Job& job, const model::ClusterState& state, const PodGroupOb
   if (!job.queue.valid()) job.problem = "queue \"" + pg.queue + "\" does not exist";
 }
 
-void set_task(model::Task& task, TaskId id, const model::ClusterState& state, const PodObject& pod,
-              const BindRequestObject* br, Diagnostics& diagnostics) {
+namespace {
+
+// set_task without its warning: what a second thread may do while this one reads PodGroups.
+void fill_task(model::Task& task, TaskId id, const model::ClusterState& state, const PodObject& pod,
+               const BindRequestObject* br) {
   task = pod.base;
   task.id = id;
   task.status = task_status(pod, br, state.now_ns);
@@ -985,13 +994,26 @@ void set_task(model::Task& task, TaskId id, const model::ClusterState& state, co
   else if (pod.numa_predicted)
     task.devices.set(&model::TaskDevices::numa_record, *pod.numa_predicted);
   const std::string& node_name = pod.node_name.empty() && br ? br->node : pod.node_name;
-  if (node_name.empty()) return;
-  task.node = state.find_node(node_name);
-  if (!task.node.valid() && model::is_active_used(task.status)) {
+  if (!node_name.empty()) task.node = state.find_node(node_name);
+}
+
+// set_task's warning for a task fill_task set.
+void warn_unknown_node(const model::Task& task, const PodObject& pod, const BindRequestObject* br,
+                       Diagnostics& diagnostics) {
+  const std::string& node_name = pod.node_name.empty() && br ? br->node : pod.node_name;
+  if (!node_name.empty() && !task.node.valid() && model::is_active_used(task.status)) {
     diagnostics.warn(
         pod.source.where(), pod.source.path(),
         "pod runs on unknown node \"" + node_name + "\"; its resources are not counted");
   }
+}
+
+}  // namespace
+
+void set_task(model::Task& task, TaskId id, const model::ClusterState& state, const PodObject& pod,
+              const BindRequestObject* br, Diagnostics& diagnostics) {
+  fill_task(task, id, state, pod, br);
+  warn_unknown_node(task, pod, br, diagnostics);
 }
 
 void add_pod_marks(PodObject& pod, const std::vector<std::pair<std::string, std::string>>& labels,
@@ -1081,6 +1103,17 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
     if (p->config) state.config = *p->config;
   }
   state.now_ns = options.now_ns.value_or(latest);
+  // The state's longest lists, reserved now and faulted in beside while the queues, nodes and
+  // PodGroups are read.
+  std::size_t grouped_pods = 0;  // pods the pod-grouper gives a PodGroup of their own
+  for (const PodObject* pod : pods) grouped_pods += pod->grouper ? 1U : 0U;
+  IdVector<JobId, model::Job> spare_jobs = std::move(state.jobs);
+  state.jobs = {};
+  state.jobs.reserve(group_objects.size() + grouped_pods);
+  state.tasks.reserve(pods.size());
+  const PagesFaultedBeside pages(
+      {{state.tasks.data(), state.tasks.capacity() * sizeof(model::Task)},
+       {state.jobs.data(), state.jobs.capacity() * sizeof(model::Job)}});
 
   state.priority_classes = model::default_priority_classes();
   for (const model::PriorityClass* pc : class_objects) {
@@ -1138,7 +1171,6 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
   if (same_nodes) state.node_by_name = std::move(recycled.node_by_name);
   state.nodes.resize(node_count);
   state.node_by_name.reserve(node_count);
-  state.tasks.resize(pods.size());
   for (std::size_t i = 0; i < node_count; ++i) {
     const auto& [f, parsed_node] = *node_objects[i];
     const NodeId id(static_cast<NodeId::value_type>(i));
@@ -1177,12 +1209,7 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
     binds[br->pod_key] = br;
   }
 
-  std::size_t grouped_pods = 0;  // pods the pod-grouper gives a PodGroup of their own
-  for (const PodObject* pod : pods) grouped_pods += pod->grouper ? 1U : 0U;
   JobsByName job_by_name(group_objects.size() + grouped_pods);
-  IdVector<JobId, model::Job> spare_jobs = std::move(state.jobs);
-  state.jobs = {};
-  state.jobs.reserve(group_objects.size() + grouped_pods);
   auto add_job = [&](const PodGroupObject& pg, const std::string& priority_class) {
     const JobId id = state.jobs.next_id();
     model::Job job;
@@ -1196,29 +1223,48 @@ model::ClusterState assemble_cluster_state(const std::vector<const ParsedObjects
     state.jobs.push_back(std::move(job));
     return id;
   };
-  for (const PodGroupObject* pg : group_objects) {
-    if (job_by_name.find(pg->name, pg->name_hash).valid()) {
-      diagnostics.warn(pg->source.where(), pg->source.path(),
-                       "PodGroup name \"" + pg->name +
-                           "\" repeats; KAI keys PodGroups by name, the later one wins");
+  auto add_group_jobs = [&] {
+    for (const PodGroupObject* pg : group_objects) {
+      if (job_by_name.find(pg->name, pg->name_hash).valid()) {
+        diagnostics.warn(pg->source.where(), pg->source.path(),
+                         "PodGroup name \"" + pg->name +
+                             "\" repeats; KAI keys PodGroups by name, the later one wins");
+      }
+      add_job(*pg, pg->priority_class);
     }
-    add_job(*pg, pg->priority_class);
+  };
+  // The pods' own parts of their tasks, on a second thread beside the PodGroups when there are
+  // many: neither reads what the other writes.
+  std::vector<const BindRequestObject*> pod_binds(binds.empty() ? 0 : pods.size());
+  auto fill_tasks = [&] {
+    // Reservation pods first: they hold everything except GPUs (cluster_info.go snapshotPods).
+    std::stable_partition(pods.begin(), pods.end(),
+                          [](const PodObject* p) { return p->reservation_label; });
+    state.tasks.resize(pods.size());
+    for (std::size_t i = 0; i < pods.size(); ++i) {
+      const PodObject& pod = *pods[i];
+      const BindRequestObject* br = nullptr;
+      if (!binds.empty()) {  // the replay never has BindRequests: skip building the key
+        const auto br_it = binds.find(pod.ns + "/" + pod.name);
+        if (br_it != binds.end()) br = pod_binds[i] = br_it->second;
+      }
+      const TaskId id(static_cast<TaskId::value_type>(i));
+      fill_task(state.tasks[id], id, state, pod, br);
+    }
+  };
+  if (worth_a_side_thread(pods.size())) {
+    run_beside(add_group_jobs, fill_tasks);
+  } else {
+    add_group_jobs();
+    fill_tasks();
   }
-
-  // Reservation pods first: they hold everything except GPUs (cluster_info.go snapshotPods).
-  std::stable_partition(pods.begin(), pods.end(),
-                        [](const PodObject* p) { return p->reservation_label; });
 
   for (std::size_t i = 0; i < pods.size(); ++i) {
     const PodObject& pod = *pods[i];
     const TaskId id(static_cast<TaskId::value_type>(i));
     model::Task& task = state.tasks[id];
-    const BindRequestObject* br = nullptr;
-    if (!binds.empty()) {  // the replay never has BindRequests: skip building the key
-      const auto br_it = binds.find(pod.ns + "/" + pod.name);
-      if (br_it != binds.end()) br = br_it->second;
-    }
-    set_task(task, id, state, pod, br, diagnostics);
+    const BindRequestObject* br = binds.empty() ? nullptr : pod_binds[i];
+    warn_unknown_node(task, pod, br, diagnostics);
     if (!pod.claims.empty()) resolve_claims(pod, br, state, claim_index, task);
 
     if (pod.scheduler_name == kSchedulerName && !task.reservation) {

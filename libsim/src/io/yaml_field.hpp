@@ -56,6 +56,10 @@ class Field {
   /// into `buffer` and view it.
   std::string_view scalar_view(std::string& buffer) const;
 
+  /// For a JSON value, asks the memory for it ahead of reading it (JsonDocument::prefetch).
+  void prefetch() const {
+    if (json_ && value_ != kMissing) json_->prefetch(value_);
+  }
   /// Throws InputError naming this field.
   [[noreturn]] void fail(const std::string& detail) const;
 

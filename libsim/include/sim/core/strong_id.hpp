@@ -38,6 +38,9 @@ class IdVector {
   void push_back(T value) { data_.push_back(std::move(value)); }
   void resize(std::size_t n) { data_.resize(n); }
   void reserve(std::size_t n) { data_.reserve(n); }
+  std::size_t capacity() const { return data_.capacity(); }
+  /// The first element's storage (reserved room follows the elements).
+  T* data() { return data_.data(); }
   Id next_id() const { return Id(static_cast<typename Id::value_type>(data_.size())); }
   auto begin() { return data_.begin(); }
   auto end() { return data_.end(); }
