@@ -16,7 +16,8 @@ PagesFaultedBeside::PagesFaultedBeside(std::vector<std::pair<void*, std::size_t>
   std::size_t pages = 0;
   for (const auto& [begin, bytes] : ranges) {
     const auto first = reinterpret_cast<std::uintptr_t>(begin);
-    const std::uintptr_t start = (first + page - 1) / page * page, end = (first + bytes) / page * page;
+    const std::uintptr_t start = (first + page - 1) / page * page,
+                         end = (first + bytes) / page * page;
     if (end <= start) continue;
     spans.emplace_back(start, end);
     pages += (end - start) / page;

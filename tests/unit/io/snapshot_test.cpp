@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "io/snapshot_error.hpp"
+
 namespace {
 
 std::string seed(const std::string& name) {
@@ -15,15 +17,7 @@ std::string seed(const std::string& name) {
   return s.str();
 }
 
-std::string error_of(const std::string& text) {
-  sim::Diagnostics d;
-  try {
-    (void)sim::io::load_snapshot({{text, "snap.yaml"}}, {}, d);
-  } catch (const sim::InputError& e) {
-    return e.what();
-  }
-  return "no error";
-}
+std::string error_of(const std::string& text) { return snapshot_error(text, "snap.yaml"); }
 
 }  // namespace
 

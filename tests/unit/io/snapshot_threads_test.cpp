@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "io/snapshot_error.hpp"
 #include "sim/api/cluster_gen.hpp"
 #include "sim/io/snapshot.hpp"
 
@@ -46,15 +47,7 @@ std::string with_member_inserted(std::string json, std::size_t pod, const std::s
   return json;
 }
 
-std::string error_of(const std::string& json) {
-  sim::Diagnostics d;
-  try {
-    (void)sim::io::load_snapshot({{json, "snapshot.json"}}, {}, d);
-  } catch (const sim::InputError& e) {
-    return e.what();
-  }
-  return "no error";
-}
+std::string error_of(const std::string& json) { return snapshot_error(json, "snapshot.json"); }
 
 }  // namespace
 
