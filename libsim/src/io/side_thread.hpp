@@ -20,8 +20,9 @@ inline bool worth_a_side_thread(std::size_t items) {
 
 /// Faults in the pages of [begin, begin + bytes) on a second thread while this one goes on to
 /// fill them: the kernel clears a page at its first touch, which on this project's machines
-/// costs about as much as filling it. For a buffer reserved to be filled front to back (a long
-/// document's tree). Nothing is written; the thread is joined when this is destroyed.
+/// costs about as much as filling it. For buffers reserved to be filled front to back (a long
+/// document's tree, a file's text, a state's lists). Nothing is written; the thread is joined
+/// when this is destroyed.
 class PagesFaultedBeside {
  public:
   /// Ranges of (first byte, bytes).
