@@ -2,7 +2,8 @@
 // and 10,000 nodes with 35 pods per node (5% of them pending, a twentieth: 7,000 at 4,000 nodes):
 //   BM_Ingest/N          KAI's snapshot.json of that cluster, from a file to the cluster state
 //                        (read_input_file, load_snapshot) as `kaisim cycle` reads it; counters MB/s
-//                        of JSON, bytes_per_pod
+//                        of JSON, bytes_per_pod. It reads a large snapshot on two threads, so its
+//                        time is wall time and its CPU time the whole process's (both threads)
 //   BM_Cycle/N           one full cycle (allocate, consolidation, reclaim, preempt, stale gangs) on
 //                        a copy of that state
 //   BM_CyclePending/N    the same cluster with 10 pending pods per node (40,000 at 4,000 nodes)
