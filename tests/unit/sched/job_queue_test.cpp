@@ -1,9 +1,11 @@
 // KAI's job queue (JobsOrderByQueues) over a two-level queue tree: views pushed by value and
 // views only borrowed (as the victim solver pushes the pending jobs into every scenario's queue)
-// come out in the same order, and a leaf queue emptied and filled again comes back.
+// come out in the same order, and a leaf queue emptied and filled again comes back; the session
+// lists each queue's jobs in name order, as a victim queue of a few queues reads them.
 #include "sim/sched/framework/job_queue.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
@@ -94,4 +96,25 @@ TEST_CASE("a job queue pops borrowed views in the order of views pushed by value
   queue.push(views[1]);
   queue.push_borrowed(views[0]);
   CHECK(drain(ssn, queue) == std::vector<std::string>{"j1", "j2"});
+}
+
+TEST_CASE("a session lists each queue's jobs by their places in name order",
+          "[sched][job_queue]") {
+  sim::Diagnostics d;
+  sim::model::ClusterState state = sim::io::load_snapshot({{cluster(), "c.yaml"}}, {}, d);
+  sim::sched::Session ssn = sim::sched::open_session(state);
+  const auto& by_queue = ssn.jobs_by_queue();
+  REQUIRE(by_queue.size() == ssn.state.queue_tree.size());
+  auto names = [&](const char* queue) {
+    std::vector<std::string> out;
+    for (std::uint32_t p : by_queue[ssn.state.queue_tree.find(queue).index()])
+      out.push_back(ssn.state.jobs[ssn.jobs_by_name()[p]].name);
+    return out;
+  };
+  // Pushed as j2, j5, j1, j3, j4, j6; listed by name within each leaf.
+  CHECK(names("a1") == std::vector<std::string>{"j1", "j2"});
+  CHECK(names("a2") == std::vector<std::string>{"j3", "j6"});
+  CHECK(names("b1") == std::vector<std::string>{"j4", "j5"});
+  CHECK(names("a").empty());
+  CHECK(names("b").empty());
 }

@@ -19,7 +19,9 @@ void run_preempt(Session& ssn) {
     }
     auto victims = [&ssn, job] {
       const model::Job& preemptor = ssn.state.jobs[job.id];
-      return victim_queue(ssn, [&](JobId v) {
+      // A queue takes no job of no queue (JobQueue::push), so a preemptor of none has no victims.
+      if (!preemptor.queue.valid()) return std::make_unique<JobQueue>(ssn, true, true);
+      return victim_queue_of(ssn, {preemptor.queue}, [&](JobId v) {
         const model::Job& candidate = ssn.state.jobs[v];
         if (!has_alive_pod(ssn, v)) return false;
         if (!candidate.preemptible || candidate.priority >= preemptor.priority) return false;

@@ -18,7 +18,13 @@ void run_reclaim(Session& ssn) {
     auto victims = [&ssn, job] {
       const QueueId own = ssn.state.jobs[job.id].queue;
       const ResourceVec request = tasks_to_allocate_quantities(ssn, job);
-      return victim_queue(ssn, [&](JobId v) {
+      // The queues whose jobs may lose pods: not its own, none a queue filter refuses whole.
+      std::vector<QueueId> queues;
+      for (std::size_t i = 0; i < ssn.state.queue_tree.size(); ++i) {
+        const QueueId q(static_cast<QueueId::value_type>(i));
+        if (q != own && ssn.reclaim_victim_queue_allowed(job, request, q)) queues.push_back(q);
+      }
+      return victim_queue_of(ssn, queues, [&](JobId v) {
         const model::Job& candidate = ssn.state.jobs[v];
         if (candidate.queue == own || !candidate.queue.valid() || !candidate.preemptible)
           return false;

@@ -2,8 +2,11 @@
 // Private to the actions: what reclaim, preempt and consolidation share around the JobSolver (the
 // jobs they visit, the nodes worth searching, committing a solution or remembering a failure).
 
+#include <algorithm>
+#include <cstdint>
 #include <vector>
 
+#include "sim/core/assert.hpp"
 #include "sim/sched/actions/actions.hpp"
 #include "sim/sched/actions/solver.hpp"
 
@@ -48,6 +51,35 @@ std::unique_ptr<JobQueue> victim_queue(Session& ssn, Admit&& admit) {
   for (JobId j : ssn.jobs_by_name()) {
     if (admit(j)) q->push(full_view(ssn, j));
   }
+  return q;
+}
+
+// victim_queue over the jobs of `queues` alone, for an `admit` that takes no job of any other
+// queue and has no effects (it is asked in queue order, and the admitted are pushed in name
+// order): a reclaimer or preemptor then reads the jobs of the queues it may take from, not the
+// cluster's. Debug builds ask `admit` of the other jobs too.
+template <typename Admit>
+std::unique_ptr<JobQueue> victim_queue_of(Session& ssn, const std::vector<QueueId>& queues,
+                                          Admit&& admit) {
+  const std::vector<std::vector<std::uint32_t>>& by_queue = ssn.jobs_by_queue();
+  const std::vector<JobId>& by_name = ssn.jobs_by_name();
+  std::vector<std::uint32_t> admitted;  // places in name order
+  for (QueueId q : queues) {
+    for (std::uint32_t p : by_queue[q.index()]) {
+      if (admit(by_name[p])) admitted.push_back(p);
+    }
+  }
+  std::sort(admitted.begin(), admitted.end());
+#ifndef NDEBUG
+  std::vector<char> scanned(by_queue.size(), 0);
+  for (QueueId q : queues) scanned[q.index()] = 1;
+  for (JobId j : by_name) {
+    const QueueId q = ssn.state.jobs[j].queue;
+    SIM_ASSERT((q.valid() && scanned[q.index()]) || !admit(j));
+  }
+#endif
+  auto q = std::make_unique<JobQueue>(ssn, true, true);
+  for (std::uint32_t p : admitted) q->push(full_view(ssn, by_name[p]));
   return q;
 }
 

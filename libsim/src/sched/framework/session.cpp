@@ -190,6 +190,14 @@ bool Session::reclaim_victim_allowed(const JobView& reclaimer, const ResourceVec
       [&](const auto& fn) { return fn(*this, reclaimer, reclaimer_request, victim); });
 }
 
+bool Session::reclaim_victim_queue_allowed(const JobView& reclaimer,
+                                           const ResourceVec& reclaimer_request,
+                                           QueueId victim_queue) const {
+  return std::all_of(
+      hooks.reclaim_victim_queue_filters.begin(), hooks.reclaim_victim_queue_filters.end(),
+      [&](const auto& fn) { return fn(*this, reclaimer, reclaimer_request, victim_queue); });
+}
+
 bool Session::reclaim_scenario_valid(const Scenario& scenario) const {
   return std::all_of(hooks.reclaim_scenario_validators.begin(),
                      hooks.reclaim_scenario_validators.end(),
@@ -233,6 +241,17 @@ std::shared_ptr<AllocationMemo> Session::full_view_memo(JobId job) const {
   std::shared_ptr<AllocationMemo>& memo = full_view_memos_[job.index()];
   if (!memo) memo = std::make_shared<AllocationMemo>();
   return memo;
+}
+
+const std::vector<std::vector<std::uint32_t>>& Session::jobs_by_queue() {
+  if (jobs_by_queue_known_) return jobs_by_queue_;
+  jobs_by_queue_known_ = true;
+  jobs_by_queue_.resize(state.queue_tree.size());
+  for (std::size_t p = 0; p < jobs_by_name_.size(); ++p) {
+    const QueueId q = state.jobs[jobs_by_name_[p]].queue;
+    if (q.valid()) jobs_by_queue_[q.index()].push_back(static_cast<std::uint32_t>(p));
+  }
+  return jobs_by_queue_;
 }
 
 const std::vector<std::uint32_t>& Session::job_name_ranks() {

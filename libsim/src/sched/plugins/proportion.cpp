@@ -370,9 +370,9 @@ double saturation(double allocated, double fair_share) {
 // FilterVictim (reclaimable/filter_victims.go): may `victim`'s queue give resources to the
 // reclaimer, judged at the first level where their queue paths part.
 bool reclaim_victim_allowed(const Session& ssn, const Shares& queues, const JobView& reclaimer,
-                            const ResourceVec& request, JobId victim) {
-  const auto [rl, vl] = leveled_queues(ssn.state.queue_tree, ssn.state.jobs[reclaimer.id].queue,
-                                       ssn.state.jobs[victim].queue);
+                            const ResourceVec& request, QueueId victim_queue) {
+  const auto [rl, vl] =
+      leveled_queues(ssn.state.queue_tree, ssn.state.jobs[reclaimer.id].queue, victim_queue);
   if (!rl.valid() || !vl.valid()) return true;
   const QueueShares& v = queues[vl];
   if (!reclaimer_fits_deserved(queues[rl], request))
@@ -505,9 +505,8 @@ class VictimQueueVerdicts {
   void queues_changed() { ++generation_; }
 
   bool allowed(const Session& ssn, const Shares& queues, const JobView& reclaimer,
-               const ResourceVec& request, JobId victim) {
-    const QueueId q = ssn.state.jobs[victim].queue;
-    if (!q.valid()) return reclaim_victim_allowed(ssn, queues, reclaimer, request, victim);
+               const ResourceVec& request, QueueId q) {
+    if (!q.valid()) return reclaim_victim_allowed(ssn, queues, reclaimer, request, q);
     if (kept_at_ != generation_ || reclaimer_ != reclaimer.id || (request_ != request).any()) {
       kept_at_ = generation_;
       reclaimer_ = reclaimer.id;
@@ -515,8 +514,8 @@ class VictimQueueVerdicts {
       verdict_.assign(queues.size(), kUnknown);
     }
     std::int8_t& v = verdict_[q.index()];
-    if (v == kUnknown) v = reclaim_victim_allowed(ssn, queues, reclaimer, request, victim) ? 1 : 0;
-    SIM_ASSERT((v == 1) == reclaim_victim_allowed(ssn, queues, reclaimer, request, victim));
+    if (v == kUnknown) v = reclaim_victim_allowed(ssn, queues, reclaimer, request, q) ? 1 : 0;
+    SIM_ASSERT((v == 1) == reclaim_victim_allowed(ssn, queues, reclaimer, request, q));
     return v == 1;
   }
 
@@ -579,8 +578,14 @@ void ProportionPlugin::on_session_open(Session& ssn) {
   h.on_job_solution_start.push_back([this](const Session&) { at_solution_start_ = queues; });
   h.reclaim_victim_filters.push_back([this, verdicts](const Session& s, const JobView& reclaimer,
                                                       const ResourceVec& request, JobId victim) {
-    return verdicts->allowed(s, queues, reclaimer, request, victim);
+    return verdicts->allowed(s, queues, reclaimer, request, s.state.jobs[victim].queue);
   });
+  // The same verdict, of the victim's queue alone.
+  h.reclaim_victim_queue_filters.push_back(
+      [this, verdicts](const Session& s, const JobView& reclaimer, const ResourceVec& request,
+                       QueueId victim_queue) {
+        return verdicts->allowed(s, queues, reclaimer, request, victim_queue);
+      });
   h.reclaim_scenario_validators.push_back([this](const Session& s, const Scenario& sc) {
     ResourceVec request = ResourceVec::Zero();
     for (TaskId t : sc.pending)

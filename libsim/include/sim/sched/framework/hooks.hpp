@@ -137,6 +137,12 @@ struct SessionHooks {
   std::vector<std::function<bool(const Session&, const JobView& reclaimer,
                                  const ResourceVec& reclaimer_request, JobId victim)>>
       reclaim_victim_filters;
+  /// A filter of reclaim_victim_filters that reads the victim job only for its queue, asked of
+  /// the queue: false when it refuses every job of `victim_queue`. Not KAI's; a reclaimer's
+  /// victim queue then skips those jobs instead of asking each.
+  std::vector<std::function<bool(const Session&, const JobView& reclaimer,
+                                 const ResourceVec& reclaimer_request, QueueId victim_queue)>>
+      reclaim_victim_queue_filters;
   /// VictimFilterFn of preempt: may `victim` lose pods to `preemptor` (all must agree).
   std::vector<std::function<bool(const Session&, const JobView& preemptor, JobId victim)>>
       preempt_victim_filters;

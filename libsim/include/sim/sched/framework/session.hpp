@@ -123,6 +123,10 @@ class Session {
   void on_job_solution_start() const;
   bool reclaim_victim_allowed(const JobView& reclaimer, const ResourceVec& reclaimer_request,
                               JobId victim) const;
+  /// False when reclaim_victim_allowed refuses every job of `victim_queue` (a queue filter says
+  /// so); true says nothing of its jobs.
+  bool reclaim_victim_queue_allowed(const JobView& reclaimer, const ResourceVec& reclaimer_request,
+                                    QueueId victim_queue) const;
   bool reclaim_scenario_valid(const Scenario& scenario) const;
   bool preempt_victim_allowed(const JobView& preemptor, JobId victim) const;
   bool preempt_scenario_valid(const Scenario& scenario) const;
@@ -144,6 +148,10 @@ class Session {
 
   /// Every job, by PodGroup name: the fixed order kaisim uses where KAI iterates its job map.
   const std::vector<JobId>& jobs_by_name() const { return jobs_by_name_; }
+  /// The jobs of each queue (by queue index) as places in jobs_by_name(), ascending; jobs of no
+  /// queue are in none. Worked out at the first call: a victim queue that takes jobs of a few
+  /// queues reads only theirs.
+  const std::vector<std::vector<std::uint32_t>>& jobs_by_queue();
   /// False when no pod of the job was pending at open or has become pending since: the actions'
   /// scans for jobs with pending pods skip it without reading its pods.
   bool may_have_pending(JobId job) const { return may_pend_[job.index()] != 0; }
@@ -182,6 +190,8 @@ class Session {
   std::vector<std::unique_ptr<Plugin>> plugins_;
   model::OpenSums sums_;
   std::vector<JobId> jobs_by_name_;
+  std::vector<std::vector<std::uint32_t>> jobs_by_queue_;  // empty until asked
+  bool jobs_by_queue_known_ = false;
   std::vector<char> may_pend_;             // by job index
   std::vector<char> may_stale_;            // by job index
   std::vector<std::uint32_t> node_ranks_;  // by node index; empty until asked
