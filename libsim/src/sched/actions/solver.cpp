@@ -35,24 +35,20 @@ double node_free_gpus(const model::Node& n) {
 // isScenarioValid, idle_gpus.go assertRecordedVictimsState, assertPotentialVictimsState).
 class IdleGpusFilter {
  public:
-  IdleGpusFilter(const Session& ssn, const std::vector<TaskId>& pending) : ssn_(ssn) {
+  IdleGpusFilter(Session& ssn, const std::vector<TaskId>& pending)
+      : ssn_(ssn), name_rank_(&ssn.node_name_ranks()) {
     for (TaskId t : pending) required_.push_back(ssn.state.tasks[t].gpu.gpus_quota());
     std::sort(required_.begin(), required_.end(), std::greater<>());
     uniform_ = !required_.empty() && required_.front() == required_.back();
-    std::vector<std::size_t> by_name(ssn.state.nodes.size());
-    for (std::size_t i = 0; i < by_name.size(); ++i) by_name[i] = i;
-    auto name = [&](std::size_t i) -> const std::string& {
-      return ssn.state.nodes[NodeId(static_cast<NodeId::value_type>(i))].name;
-    };
-    std::sort(by_name.begin(), by_name.end(),
-              [&](std::size_t a, std::size_t b) { return name(a) < name(b); });
-    name_rank_.resize(by_name.size());
-    for (std::size_t r = 0; r < by_name.size(); ++r) name_rank_[by_name[r]] = r;
-    capacity_.resize(by_name.size());
+    capacity_.resize(ssn.state.nodes.size());
+    std::vector<Key> keys;  // sorted first, then each put at the set's end: no search per node
+    keys.reserve(capacity_.size());
     for (std::size_t i = 0; i < capacity_.size(); ++i) {
       capacity_[i] = node_free_gpus(ssn.state.nodes[NodeId(static_cast<NodeId::value_type>(i))]);
-      order_.insert(key(i));
+      keys.push_back(key(i));
     }
+    std::sort(keys.begin(), keys.end());
+    for (const Key& k : keys) order_.insert(order_.end(), k);
   }
 
   /// A victim of the scenario's recorded list (`recorded`) or its potential list.
@@ -129,15 +125,14 @@ class IdleGpusFilter {
     return false;
   }
 
-  // Most capacity first, then node name.
-  std::pair<std::pair<double, std::size_t>, std::size_t> key(std::size_t n) const {
-    return {{-capacity_[n], name_rank_[n]}, n};
-  }
+  // Most capacity first, then node name (names are unique: a snapshot refuses a duplicate).
+  using Key = std::pair<std::pair<double, std::size_t>, std::size_t>;
+  Key key(std::size_t n) const { return {{-capacity_[n], (*name_rank_)[n]}, n}; }
   const Session& ssn_;
   std::vector<double> required_;
   std::vector<double> capacity_;
-  std::vector<std::size_t> name_rank_;
-  std::set<std::pair<std::pair<double, std::size_t>, std::size_t>> order_;
+  const std::vector<std::uint32_t>* name_rank_;  ///< the session's node name ranks
+  std::set<Key> order_;
   std::vector<char> recorded_seen_, potential_seen_;  ///< per task, made at the first victim
   mutable std::vector<std::pair<std::size_t, double>> used_;  ///< passes()'s scratch
   bool asserts_fail_ = false;                                 ///< a victim list named a pod twice
@@ -222,9 +217,17 @@ class ScenarioBuilder {
   }
 
   struct Emitter;
+  /// Per node (by index), lent to one emitter at a time and left as found: an emitter is made
+  /// for every accumulated scenario that passes the filters, and few nodes are its.
+  struct EmitterScratch {
+    std::vector<std::uint32_t> first_link;  ///< all kNone between emitters
+    std::vector<std::size_t> first_seen;    ///< all SIZE_MAX between emitters
+    std::vector<double> cap, recorded_freed;  ///< all 0 between emitters
+  };
   Session& ssn_;
   VictimOrder::Cursor victims_;
   std::vector<NodeId> feasible_;
+  EmitterScratch scratch_;
   std::unique_ptr<Scenario> scenario_;
   std::unordered_set<TaskId> recorded_set_;
   std::unique_ptr<Emitter> emitter_;
@@ -239,9 +242,11 @@ struct ScenarioBuilder::Emitter {
   const Scenario& base;
   std::vector<NodeId> sorted;
   /// Each node's batches, linked in order of first appearance: the node's first link (by node
-  /// index; kNone: none) and the links. Arrays rather than maps: an emitter is made for every
-  /// accumulated scenario that passes the filters.
-  std::vector<std::uint32_t> first_link;
+  /// index, in the builder's scratch; kNone: none) and the links.
+  std::vector<std::uint32_t>& first_link;
+  EmitterScratch& scratch;
+  std::vector<NodeId> touched;        // nodes with a batch
+  std::vector<NodeId> recorded_on;    // nodes of the recorded victims
   struct Link {
     std::uint32_t batch, next;
   };
@@ -256,28 +261,43 @@ struct ScenarioBuilder::Emitter {
       fn(links[l].batch);
   }
 
-  Emitter(Session& s, const Scenario& outer, const std::vector<NodeId>& feasible)
-      : ssn(s), base(outer) {
+  Emitter(Session& s, const Scenario& outer, const std::vector<NodeId>& feasible,
+          EmitterScratch& lent)
+      : ssn(s), base(outer), first_link(lent.first_link), scratch(lent) {
     double demand = 0, min_task = -1;
     for (TaskId t : base.pending) {
       const double q = ssn.state.tasks[t].gpu.gpus_quota();
       demand += q;
       if (min_task < 0 || q < min_task) min_task = q;
     }
-    // Per node (by index): GPUs the recorded victims free, first potential victim, capacity.
+    // Per node (by index): GPUs the recorded victims free, first potential victim, capacity;
+    // each as the last emitter left it (cleared), not allocated again.
     const std::size_t nodes = ssn.state.nodes.size();
-    std::vector<double> recorded_freed(nodes, 0.0);
+    if (first_link.size() != nodes) {
+      first_link.assign(nodes, kNone);
+      scratch.first_seen.assign(nodes, SIZE_MAX);
+      scratch.cap.assign(nodes, 0.0);
+      scratch.recorded_freed.assign(nodes, 0.0);
+    }
+    std::vector<std::size_t>& first_seen = scratch.first_seen;
+    std::vector<double>& cap = scratch.cap;
+    std::vector<double>& recorded_freed = scratch.recorded_freed;
+#ifndef NDEBUG
+    for (std::size_t i = 0; i < nodes; ++i) {
+      SIM_ASSERT(first_link[i] == kNone && first_seen[i] == SIZE_MAX && cap[i] == 0.0 &&
+                 recorded_freed[i] == 0.0);
+    }
+#endif
     for (TaskId t : base.recorded_tasks) {
       const model::Task& task = ssn.state.tasks[t];
-      if (task.node.valid()) recorded_freed[task.node.index()] += gpus_quota_accepted(task);
+      if (!task.node.valid()) continue;
+      recorded_on.push_back(task.node);
+      recorded_freed[task.node.index()] += gpus_quota_accepted(task);
     }
     // Batches: one per victim slice (group) in order of first appearance; a slice index names its
     // job too. Every potential victim is in a slice of its own job (add_potential adds one job's
     // pods at a time); the last entry would take a pod in none.
     std::vector<std::uint32_t> batch_of_slice(base.slices.size() + 1, kNone);
-    std::vector<std::size_t> first_seen(nodes, SIZE_MAX);
-    std::vector<NodeId> touched;  // nodes with a batch
-    first_link.assign(nodes, kNone);
     for (std::size_t idx = 0; idx < base.potential.size(); ++idx) {
       const TaskId t = base.potential[idx];
       const model::Task& task = ssn.state.tasks[t];
@@ -298,7 +318,6 @@ struct ScenarioBuilder::Emitter {
         links.push_back({b, kNone});
       }
     }
-    std::vector<double> cap(nodes, 0.0);
     for (NodeId node : touched) {
       double c = recorded_freed[node.index()] + node_free_gpus(ssn.state.nodes[node]);
       for_each_batch(node, [&](std::uint32_t bi) {
@@ -338,6 +357,17 @@ struct ScenarioBuilder::Emitter {
     }
   }
 
+  ~Emitter() {
+    for (NodeId node : touched) {
+      first_link[node.index()] = kNone;
+      scratch.first_seen[node.index()] = SIZE_MAX;
+      scratch.cap[node.index()] = 0.0;
+    }
+    for (NodeId node : recorded_on) scratch.recorded_freed[node.index()] = 0.0;
+  }
+  Emitter(const Emitter&) = delete;
+  Emitter& operator=(const Emitter&) = delete;
+
   std::unique_ptr<Scenario> next() {
     if (next_k > sorted.size()) return nullptr;
     const std::size_t k = next_k;
@@ -373,7 +403,8 @@ std::unique_ptr<Scenario> ScenarioBuilder::next_for_gang(bool advance_first) {
     advance = true;
     if (!filters_pass()) continue;
     if (scenario_->potential.empty()) return std::make_unique<Scenario>(*scenario_);
-    emitter_ = std::make_unique<Emitter>(ssn_, *scenario_, feasible_);
+    emitter_.reset();  // clears its scratch entries before the next emitter takes them
+    emitter_ = std::make_unique<Emitter>(ssn_, *scenario_, feasible_, scratch_);
   }
 }
 
