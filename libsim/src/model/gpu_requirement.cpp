@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <string_view>
 
 namespace sim::model {
 namespace {
@@ -70,12 +71,15 @@ bool is_mig_resource(const std::string& resource_name) {
 
 std::int64_t mig_profile_gpus(const std::string& resource_name) {
   if (!is_mig_resource(resource_name)) return 0;
-  const std::string profile = resource_name.substr(std::string("nvidia.com/mig-").size());
-  const std::size_t g = profile.find('g');
-  if (g == 0 || g == std::string::npos) return 0;
+  // Read in place, without copying the profile: the victim search asks this of every node's
+  // MIG resources in every scenario.
+  constexpr std::size_t kPrefix = std::string_view("nvidia.com/mig-").size();
+  const char* profile = resource_name.c_str() + kPrefix;
+  const std::size_t g = resource_name.find('g', kPrefix);
+  if (g == kPrefix || g == std::string::npos) return 0;
   char* end = nullptr;
-  const long long n = std::strtoll(profile.c_str(), &end, 10);
-  return end == profile.c_str() + g ? n : 0;
+  const long long n = std::strtoll(profile, &end, 10);
+  return end == resource_name.c_str() + g ? n : 0;
 }
 
 }  // namespace sim::model

@@ -1,4 +1,5 @@
-// The GPU model table: memory labels, and MIG profiles that fit their GPU.
+// The GPU model table: memory labels, and MIG profiles that fit their GPU; what a MIG resource
+// name counts against quota.
 
 #include "sim/model/gpu_models.hpp"
 
@@ -35,4 +36,16 @@ TEST_CASE("the runbook's L40S has no MIG: the A100 40GB splits into seven 1g.5gb
   CHECK(a100->profile("9g.99gb") == nullptr);
   CHECK(sim::model::find_gpu_model("V100") == nullptr);
   CHECK(sim::model::gpu_model_names(true).find("L40S") == std::string::npos);
+}
+
+TEST_CASE("a MIG resource counts the GPUs its profile name leads with, any other resource none") {
+  using sim::model::mig_profile_gpus;
+  CHECK(mig_profile_gpus("nvidia.com/mig-3g.20gb") == 3);
+  CHECK(mig_profile_gpus("nvidia.com/mig-12g") == 12);
+  CHECK(mig_profile_gpus("nvidia.com/gpu") == 0);
+  CHECK(mig_profile_gpus("nvidia.com/mig-") == 0);
+  CHECK(mig_profile_gpus("nvidia.com/mig-7") == 0);           // no "g"
+  CHECK(mig_profile_gpus("nvidia.com/mig-g.5gb") == 0);       // no number before it
+  CHECK(mig_profile_gpus("nvidia.com/mig-1x.5gb") == 0);      // the number does not end at it
+  CHECK(mig_profile_gpus("example.com/nvidia.com/mig-1g") == 0);  // not the prefix
 }
