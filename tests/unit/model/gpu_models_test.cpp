@@ -44,8 +44,8 @@ TEST_CASE("a MIG resource counts the GPUs its profile name leads with, any other
   CHECK(mig_profile_gpus("nvidia.com/mig-12g") == 12);
   CHECK(mig_profile_gpus("nvidia.com/gpu") == 0);
   CHECK(mig_profile_gpus("nvidia.com/mig-") == 0);
-  CHECK(mig_profile_gpus("nvidia.com/mig-7") == 0);           // no "g"
-  CHECK(mig_profile_gpus("nvidia.com/mig-g.5gb") == 0);       // no number before it
-  CHECK(mig_profile_gpus("nvidia.com/mig-1x.5gb") == 0);      // the number does not end at it
+  CHECK(mig_profile_gpus("nvidia.com/mig-7") == 0);               // no "g"
+  CHECK(mig_profile_gpus("nvidia.com/mig-g.5gb") == 0);           // no number before it
+  CHECK(mig_profile_gpus("nvidia.com/mig-1x.5gb") == 0);          // the number does not end at it
   CHECK(mig_profile_gpus("example.com/nvidia.com/mig-1g") == 0);  // not the prefix
 }

@@ -5,8 +5,8 @@
 #include "sim/sched/framework/job_queue.hpp"
 
 #include <algorithm>
-#include <cstdint>
 #include <catch2/catch.hpp>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -98,8 +98,7 @@ TEST_CASE("a job queue pops borrowed views in the order of views pushed by value
   CHECK(drain(ssn, queue) == std::vector<std::string>{"j1", "j2"});
 }
 
-TEST_CASE("a session lists each queue's jobs by their places in name order",
-          "[sched][job_queue]") {
+TEST_CASE("a session lists each queue's jobs by their places in name order", "[sched][job_queue]") {
   sim::Diagnostics d;
   sim::model::ClusterState state = sim::io::load_snapshot({{cluster(), "c.yaml"}}, {}, d);
   sim::sched::Session ssn = sim::sched::open_session(state);

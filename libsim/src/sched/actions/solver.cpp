@@ -220,8 +220,8 @@ class ScenarioBuilder {
   /// Per node (by index), lent to one emitter at a time and left as found: an emitter is made
   /// for every accumulated scenario that passes the filters, and few nodes are its.
   struct EmitterScratch {
-    std::vector<std::uint32_t> first_link;  ///< all kNone between emitters
-    std::vector<std::size_t> first_seen;    ///< all SIZE_MAX between emitters
+    std::vector<std::uint32_t> first_link;    ///< all kNone between emitters
+    std::vector<std::size_t> first_seen;      ///< all SIZE_MAX between emitters
     std::vector<double> cap, recorded_freed;  ///< all 0 between emitters
   };
   Session& ssn_;
@@ -245,8 +245,8 @@ struct ScenarioBuilder::Emitter {
   /// index, in the builder's scratch; kNone: none) and the links.
   std::vector<std::uint32_t>& first_link;
   EmitterScratch& scratch;
-  std::vector<NodeId> touched;        // nodes with a batch
-  std::vector<NodeId> recorded_on;    // nodes of the recorded victims
+  std::vector<NodeId> touched;      // nodes with a batch
+  std::vector<NodeId> recorded_on;  // nodes of the recorded victims
   struct Link {
     std::uint32_t batch, next;
   };
