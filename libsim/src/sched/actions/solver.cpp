@@ -242,8 +242,7 @@ struct ScenarioBuilder::Emitter {
   const Scenario& base;
   std::vector<NodeId> sorted;
   /// Each node's batches, linked in order of first appearance: the node's first link (by node
-  /// index, in the builder's scratch; kNone: none) and the links.
-  std::vector<std::uint32_t>& first_link;
+  /// index: scratch.first_link; kNone: none) and the links.
   EmitterScratch& scratch;
   std::vector<NodeId> touched;      // nodes with a batch
   std::vector<NodeId> recorded_on;  // nodes of the recorded victims
@@ -257,13 +256,13 @@ struct ScenarioBuilder::Emitter {
 
   template <typename Fn>
   void for_each_batch(NodeId node, Fn&& fn) const {
-    for (std::uint32_t l = first_link[node.index()]; l != kNone; l = links[l].next)
+    for (std::uint32_t l = scratch.first_link[node.index()]; l != kNone; l = links[l].next)
       fn(links[l].batch);
   }
 
   Emitter(Session& s, const Scenario& outer, const std::vector<NodeId>& feasible,
           EmitterScratch& lent)
-      : ssn(s), base(outer), first_link(lent.first_link), scratch(lent) {
+      : ssn(s), base(outer), scratch(lent) {
     double demand = 0, min_task = -1;
     for (TaskId t : base.pending) {
       const double q = ssn.state.tasks[t].gpu.gpus_quota();
@@ -273,6 +272,7 @@ struct ScenarioBuilder::Emitter {
     // Per node (by index): GPUs the recorded victims free, first potential victim, capacity;
     // each as the last emitter left it (cleared), not allocated again.
     const std::size_t nodes = ssn.state.nodes.size();
+    std::vector<std::uint32_t>& first_link = scratch.first_link;
     if (first_link.size() != nodes) {
       first_link.assign(nodes, kNone);
       scratch.first_seen.assign(nodes, SIZE_MAX);
@@ -359,7 +359,7 @@ struct ScenarioBuilder::Emitter {
 
   ~Emitter() {
     for (NodeId node : touched) {
-      first_link[node.index()] = kNone;
+      scratch.first_link[node.index()] = kNone;
       scratch.first_seen[node.index()] = SIZE_MAX;
       scratch.cap[node.index()] = 0.0;
     }
