@@ -117,3 +117,58 @@ TEST_CASE("a session lists each queue's jobs by their places in name order", "[s
   CHECK(names("a").empty());
   CHECK(names("b").empty());
 }
+
+TEST_CASE("the queue order's key and its tie decide as the full queue order does",
+          "[sched][job_queue]") {
+  // The cluster above, with a running pod in a1 (its queue's allocation no longer 0) and a
+  // top-level queue of a higher priority and a smaller quota; a2 and b1 stay alike but for age.
+  std::string text = cluster() + R"(---
+apiVersion: scheduling.run.ai/v2
+kind: Queue
+metadata: {name: c}
+spec: {priority: 200, resources: {gpu: {quota: 1, limit: 4, overQuotaWeight: 2}}}
+---
+apiVersion: scheduling.run.ai/v2alpha2
+kind: PodGroup
+metadata: {name: r1, namespace: t}
+spec: {queue: a1, minMember: 1}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: r1-0, namespace: t, uid: r1-0, annotations: {pod-group-name: r1}}
+spec: {schedulerName: kai-scheduler, nodeName: n0, containers: [{name: c, resources: {limits: {nvidia.com/gpu: '3'}}}]}
+status: {phase: Running}
+)";
+  sim::Diagnostics d;
+  sim::model::ClusterState state = sim::io::load_snapshot({{text, "c.yaml"}}, {}, d);
+  sim::sched::Session ssn = sim::sched::open_session(state);
+  REQUIRE(ssn.hooks.queue_order_key);
+  REQUIRE(ssn.hooks.queue_order_key_tie);
+  std::vector<sim::sched::JobView> views;
+  for (sim::JobId j : ssn.jobs_by_name()) views.push_back(sim::sched::full_view(ssn, j));
+  // Each queue with no head, and with each job as its head (a job of another queue included:
+  // an inner queue's head is a job of one of its leaves).
+  std::vector<const sim::sched::JobView*> heads = {nullptr};
+  for (const sim::sched::JobView& v : views) heads.push_back(&v);
+  const std::vector<const sim::sched::JobView*> none;
+  int decided_by_key = 0, decided_by_tie = 0;
+  for (std::size_t l = 0; l < ssn.state.queue_tree.size(); ++l) {
+    for (std::size_t r = 0; r < ssn.state.queue_tree.size(); ++r) {
+      const sim::QueueId lq(static_cast<sim::QueueId::value_type>(l));
+      const sim::QueueId rq(static_cast<sim::QueueId::value_type>(r));
+      for (const sim::sched::JobView* lj : heads) {
+        for (const sim::sched::JobView* rj : heads) {
+          int c = sim::sched::QueueOrderKey::compare(ssn.hooks.queue_order_key(ssn, lq, lj),
+                                                     ssn.hooks.queue_order_key(ssn, rq, rj));
+          ++(c != 0 ? decided_by_key : decided_by_tie);
+          if (c == 0) c = ssn.hooks.queue_order_key_tie(ssn, lq, rq);
+          REQUIRE(c != 0);
+          CHECK((c < 0) == ssn.queue_before(lq, rq, lj, rj, none, none));
+        }
+      }
+    }
+  }
+  // Both ways are taken.
+  CHECK(decided_by_key > 0);
+  CHECK(decided_by_tie > 0);
+}

@@ -1,6 +1,7 @@
 #include "sim/sched/framework/job_queue.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "sim/core/assert.hpp"
 
@@ -68,11 +69,26 @@ class LeafJobs {
 
 }  // namespace
 
+// A node's key (SessionHooks::queue_order_key) with what it was worked out from: its head job
+// then, and the session's counts. Heads change only when popped or pushed, allocations only when
+// a job is placed, so the scenario queues' many comparisons between placements reuse it.
+struct KeyMemo {
+  bool valid = false;
+  const JobView* job = nullptr;
+  JobId id;
+  const void* groups = nullptr;
+  std::size_t tasks = 0;
+  std::uint64_t allocations = 0;  ///< Session::allocation_epoch
+  std::uint64_t statuses = 0;     ///< Session::status_epoch
+  QueueOrderKey key;
+};
+
 struct JobQueue::Node {
   QueueId queue;
   bool leaf = false;
   bool needs_reorder = false;
   Node* parent = nullptr;
+  KeyMemo key;                                // not in victim mode
   std::unique_ptr<GoHeap<NodePtr>> children;  // non-leaf
   std::unique_ptr<LeafJobs> jobs;             // leaf: indices into views_
   bool empty() const { return leaf ? jobs->empty() : children->empty(); }
@@ -107,6 +123,7 @@ JobQueue::Node& JobQueue::new_node(QueueId queue, bool leaf) {
   node.leaf = leaf;
   node.needs_reorder = false;
   node.parent = nullptr;
+  node.key.valid = false;
   if (leaf) {
     if (!node.jobs) {
       node.jobs = std::make_unique<LeafJobs>([this](const std::size_t& a, const std::size_t& b) {
@@ -157,8 +174,45 @@ bool JobQueue::node_less(Node* l, Node* r) {
   scratch_r_.clear();
   best_job(l, l_job, scratch_l_);
   best_job(r, r_job, scratch_r_);
+  if (!victim_mode_ && ssn_.hooks.queue_order_key) {
+    // No victims on either side: the keys decide, or the order's last steps of the two queues.
+    int c = QueueOrderKey::compare(order_key(*l, l_job), order_key(*r, r_job));
+    if (c == 0) c = ssn_.hooks.queue_order_key_tie(ssn_, l->queue, r->queue);
+    if (c != 0) {
+      SIM_ASSERT((c < 0) ==
+                 ssn_.queue_before(l->queue, r->queue, l_job, r_job, scratch_l_, scratch_r_));
+      return c < 0;
+    }
+  }
   const bool less = ssn_.queue_before(l->queue, r->queue, l_job, r_job, scratch_l_, scratch_r_);
   return victim_mode_ ? !less : less;
+}
+
+const QueueOrderKey& JobQueue::order_key(Node& node, const JobView* job) {
+  KeyMemo& m = node.key;
+  const bool holds = m.valid && m.job == job && m.allocations == ssn_.allocation_epoch() &&
+                     (job == nullptr || (m.id == job->id && m.groups == job->groups.get() &&
+                                         m.tasks == job->tasks.size() &&
+                                         m.statuses >= ssn_.job_status_epoch(job->id)));
+  if (!holds) {
+    m.valid = true;
+    m.job = job;
+    m.id = job ? job->id : JobId();
+    m.groups = job ? job->groups.get() : nullptr;
+    m.tasks = job ? job->tasks.size() : 0;
+    m.allocations = ssn_.allocation_epoch();
+    m.statuses = ssn_.status_epoch();
+    m.key = ssn_.hooks.queue_order_key(ssn_, node.queue, job);
+    return m.key;
+  }
+#ifndef NDEBUG
+  const QueueOrderKey fresh = ssn_.hooks.queue_order_key(ssn_, node.queue, job);
+  auto same = [](double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); };
+  SIM_ASSERT(fresh.over == m.key.over && fresh.starved == m.key.starved &&
+             fresh.priority == m.key.priority && fresh.violates == m.key.violates &&
+             same(fresh.share, m.key.share) && same(fresh.plain, m.key.plain));
+#endif
+  return m.key;
 }
 
 void JobQueue::best_job(Node* node, const JobView*& pending, std::vector<const JobView*>& victims) {

@@ -122,10 +122,12 @@ ResourceVec proportion_capacity(const model::ClusterState& state) {
 }
 
 void Session::on_allocate(const model::Task& task) {
+  ++allocation_epoch_;
   for (const auto& fn : hooks.on_allocate) fn(*this, task);
 }
 
 void Session::on_deallocate(const model::Task& task) {
+  ++allocation_epoch_;
   for (const auto& fn : hooks.on_deallocate) fn(*this, task);
 }
 

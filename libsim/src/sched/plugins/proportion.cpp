@@ -253,6 +253,20 @@ JobSide cached_job_side(const Session& ssn, QueueOrderFacts& f, const JobView* j
   return c.side;
 }
 
+// GetQueueOrderResult's last steps, which always decide: the smaller allocatable, then the older.
+int queue_order_tail(const QueueShares& l, const QueueShares& r, const QueueOrderFacts& l_facts,
+                     const QueueOrderFacts& r_facts) {
+  const ResourceVec& l_alloc = l_facts.allocatable;
+  const ResourceVec& r_alloc = r_facts.allocatable;
+  // LessInAtLeastOneResource(x, y) = !LessEqual(y, x)
+  if (!less_equal_quantities(r_alloc, l_alloc) && less_equal_quantities(l_alloc, r_alloc))
+    return -1;
+  if (!less_equal_quantities(l_alloc, r_alloc) && less_equal_quantities(r_alloc, l_alloc)) return 1;
+
+  // Older queue first; equal timestamps: "right" (KAI has no further tie-break here).
+  return l.created < r.created ? -1 : 1;
+}
+
 // GetQueueOrderResult: negative = `left` first, positive = `right` first (never 0).
 int queue_order(const Session& ssn, const Shares& queues, QueueOrderFacts& l_facts,
                 QueueOrderFacts& r_facts, QueueId left, QueueId right, const JobView* left_job,
@@ -280,15 +294,7 @@ int queue_order(const Session& ssn, const Shares& queues, QueueOrderFacts& l_fac
   if (l_facts.plain < r_facts.plain) return -1;
   if (l_facts.plain > r_facts.plain) return 1;
 
-  const ResourceVec& l_alloc = l_facts.allocatable;
-  const ResourceVec& r_alloc = r_facts.allocatable;
-  // LessInAtLeastOneResource(x, y) = !LessEqual(y, x)
-  if (!less_equal_quantities(r_alloc, l_alloc) && less_equal_quantities(l_alloc, r_alloc))
-    return -1;
-  if (!less_equal_quantities(l_alloc, r_alloc) && less_equal_quantities(r_alloc, l_alloc)) return 1;
-
-  // Older queue first; equal timestamps: "right" (KAI has no further tie-break here).
-  return l.created < r.created ? -1 : 1;
+  return queue_order_tail(l, r, l_facts, r_facts);
 }
 
 // IsJobOverQueueCapacity: limit at every level, and for non-preemptible jobs quota at every
@@ -555,6 +561,21 @@ void ProportionPlugin::on_session_open(Session& ssn) {
   h.on_allocate.push_back([charge](Session& s, const model::Task& task) { charge(s, task, 1); });
   h.on_deallocate.push_back([charge](Session& s, const model::Task& task) { charge(s, task, -1); });
   order_facts_.assign(queues.size(), {});
+  if (h.queue_order.empty()) {  // this order comes first: its first steps make the key
+    h.queue_order_key = [this](const Session& s, QueueId q, const JobView* job) {
+      QueueOrderFacts& f = facts(q);
+      const JobSide side = cached_job_side(s, f, job);
+      return QueueOrderKey{.over = f.over,
+                           .starved = side.starved,
+                           .priority = queues[q].priority,
+                           .violates = side.violates,
+                           .share = side.share,
+                           .plain = f.plain};
+    };
+    h.queue_order_key_tie = [this](const Session&, QueueId l, QueueId r) {
+      return queue_order_tail(queues[l], queues[r], facts(l), facts(r));
+    };
+  }
   h.queue_order.push_back([this](const Session& s, QueueId l, QueueId r, const JobView* lj,
                                  const JobView* rj, const std::vector<const JobView*>& lv,
                                  const std::vector<const JobView*>& rv) {

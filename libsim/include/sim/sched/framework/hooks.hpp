@@ -76,6 +76,29 @@ struct SubgroupScope {
   const std::vector<int>& pod_sets;
 };
 
+/// One side of a queue comparison's first steps (SessionHooks::queue_order_key): KAI's
+/// GetQueueOrderResult up to the share of its allocation with the head job's next pods.
+struct QueueOrderKey {
+  bool over = false;      ///< over its fair share: last
+  bool starved = false;   ///< within deserved with the head job: first
+  int priority = 0;       ///< higher first
+  bool violates = false;  ///< asks for a resource the queue may not have: last
+  double share = 0;       ///< dominant share with the head job: lower first
+  double plain = 0;       ///< dominant share of the allocation: lower first
+  /// Negative: `l` first; positive: `r` first; 0: equal so far (queue_order_key_tie decides).
+  static int compare(const QueueOrderKey& l, const QueueOrderKey& r) {
+    if (l.over != r.over) return l.over ? 1 : -1;
+    if (l.starved != r.starved) return l.starved ? -1 : 1;
+    if (l.priority != r.priority) return l.priority > r.priority ? -1 : 1;
+    if (l.violates != r.violates) return l.violates ? 1 : -1;
+    if (l.share < r.share) return -1;
+    if (l.share > r.share) return 1;
+    if (l.plain < r.plain) return -1;
+    if (l.plain > r.plain) return 1;
+    return 0;
+  }
+};
+
 /// What the invariant checker knows of the session's opening (invariants.hpp).
 struct InvariantContext {
   const std::vector<bool>& pipelined_at_open;  ///< per task: already Pipelined at session open
@@ -98,6 +121,15 @@ struct SessionHooks {
       std::function<int(const Session&, QueueId, QueueId, const JobView*, const JobView*,
                         const std::vector<const JobView*>&, const std::vector<const JobView*>&)>>
       queue_order;
+  /// The first steps of queue_order's first entry as a key of one side, for comparisons with no
+  /// victims: fields compared in order (QueueOrderKey::compare), the first difference decides as
+  /// that entry would; equal keys leave it to queue_order_key_tie. It reads the queue's allocations
+  /// (changed only by on_allocate / on_deallocate) and the job's pods, so a queue may keep a key
+  /// while neither changes (JobQueue). Empty when no plugin gives one.
+  std::function<QueueOrderKey(const Session&, QueueId, const JobView*)> queue_order_key;
+  /// The rest of that entry's steps, for two queues whose keys are equal: as queue_order (never
+  /// 0 when that entry always decides). Set with queue_order_key.
+  std::function<int(const Session&, QueueId, QueueId)> queue_order_key_tie;
 
   // --- predicates ---
   /// PrePredicateFn: why the task cannot be placed anywhere now, or "" (first failure wins).

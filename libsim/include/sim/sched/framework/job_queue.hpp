@@ -66,6 +66,7 @@ class JobQueue {
   void handle_pop_from(Node* node);
   static void mark_for_reorder(Node* node);
   bool node_less(Node* l, Node* r);
+  const QueueOrderKey& order_key(Node& node, const JobView* job);
   void best_job(Node* node, const JobView*& pending, std::vector<const JobView*>& victims);
   Node& new_node(QueueId queue, bool leaf);
   bool job_less(std::size_t a, std::size_t b) const;

@@ -103,6 +103,9 @@ class Session {
   /// AllocateFunc / DeallocateFunc of every event handler.
   void on_allocate(const model::Task& task);
   void on_deallocate(const model::Task& task);
+  /// Counts the calls of on_allocate and on_deallocate: what was worked out from the queues'
+  /// allocations at one count holds while it stays the same.
+  std::uint64_t allocation_epoch() const { return allocation_epoch_; }
   /// JobOrderFn; no opinion: older PodGroup, then smaller name.
   bool job_before(const JobView& a, const JobView& b) const;
   /// TaskOrderFn; no opinion: older pod, then smaller UID.
@@ -197,7 +200,8 @@ class Session {
   std::vector<std::uint32_t> node_ranks_;  // by node index; empty until asked
   std::vector<std::uint32_t> job_ranks_;   // by job index; empty until asked
   bool job_ranks_known_ = false;
-  std::uint64_t status_epoch_;                                            // see Session::Session
+  std::uint64_t status_epoch_;  // see Session::Session
+  std::uint64_t allocation_epoch_ = 0;
   std::vector<std::uint64_t> job_changed_;                                // by job index
   mutable std::vector<std::shared_ptr<AllocationMemo>> full_view_memos_;  // by job index
   void note_node_change(NodeId id);
