@@ -48,4 +48,7 @@ TEST_CASE("a MIG resource counts the GPUs its profile name leads with, any other
   CHECK(mig_profile_gpus("nvidia.com/mig-g.5gb") == 0);           // no number before it
   CHECK(mig_profile_gpus("nvidia.com/mig-1x.5gb") == 0);          // the number does not end at it
   CHECK(mig_profile_gpus("example.com/nvidia.com/mig-1g") == 0);  // not the prefix
+  // Beyond plain digits, read as strtoll reads them (a sign; a number out of range clamped).
+  CHECK(mig_profile_gpus("nvidia.com/mig-+2g.10gb") == 2);
+  CHECK(mig_profile_gpus("nvidia.com/mig-99999999999999999999g") == 9223372036854775807LL);
 }
