@@ -23,11 +23,18 @@ class LeafJobs {
     items_.clear();
     total_ = total_order;
     sorted_ = false;
+    scanned_ = 0;
   }
   bool empty() const { return total_ ? items_.empty() : heap_.empty(); }
   std::size_t top() const {
     if (!total_) return heap_.top();
-    return sorted_ ? items_.back() : least_;
+    if (sorted_) return items_.back();
+    // The least pushed so far, found when asked: most leaves of a scenario's queue are never
+    // compared again after their first job, nor popped.
+    for (; scanned_ < items_.size(); ++scanned_) {
+      if (scanned_ == 0 || less_(items_[scanned_], least_)) least_ = items_[scanned_];
+    }
+    return least_;
   }
   void push(std::size_t job) {
     if (!total_) {
@@ -38,7 +45,6 @@ class LeafJobs {
                                  [&](std::size_t x, std::size_t v) { return less_(v, x); });
       items_.insert(at, job);
     } else {
-      if (items_.empty() || less_(job, least_)) least_ = job;
       items_.push_back(job);
     }
   }
@@ -63,8 +69,9 @@ class LeafJobs {
   Less less_;
   bool total_ = false;
   bool sorted_ = false;
-  std::vector<std::size_t> items_;  // total order: pushed jobs (once sorted: greatest first)
-  std::size_t least_ = 0;           // total order, not sorted yet: the least pushed job
+  std::vector<std::size_t> items_;   // total order: pushed jobs (once sorted: greatest first)
+  mutable std::size_t least_ = 0;    // total order, not sorted yet: the least of the scanned
+  mutable std::size_t scanned_ = 0;  // items_ up to here are folded into least_
 };
 
 }  // namespace
@@ -167,25 +174,39 @@ bool JobQueue::job_less(std::size_t a, std::size_t b) const {
 bool JobQueue::node_less(Node* l, Node* r) {
   if (l->empty()) return !victim_mode_;
   if (r->empty()) return victim_mode_;
-  const JobView* l_job = nullptr;
-  const JobView* r_job = nullptr;
   // Comparisons never nest, so the two lists can be reused.
   scratch_l_.clear();
   scratch_r_.clear();
-  best_job(l, l_job, scratch_l_);
-  best_job(r, r_job, scratch_r_);
   if (!victim_mode_ && ssn_.hooks.queue_order_key) {
     // No victims on either side: the keys decide, or the order's last steps of the two queues.
+    const JobView* l_job = best_pending(l);
+    const JobView* r_job = best_pending(r);
     int c = QueueOrderKey::compare(order_key(*l, l_job), order_key(*r, r_job));
     if (c == 0) c = ssn_.hooks.queue_order_key_tie(ssn_, l->queue, r->queue);
-    if (c != 0) {
-      SIM_ASSERT((c < 0) ==
-                 ssn_.queue_before(l->queue, r->queue, l_job, r_job, scratch_l_, scratch_r_));
-      return c < 0;
-    }
+    if (c == 0) return ssn_.queue_before(l->queue, r->queue, l_job, r_job, scratch_l_, scratch_r_);
+    SIM_ASSERT((c < 0) ==
+               ssn_.queue_before(l->queue, r->queue, l_job, r_job, scratch_l_, scratch_r_));
+    return c < 0;
   }
+  const JobView* l_job = nullptr;
+  const JobView* r_job = nullptr;
+  best_job(l, l_job, scratch_l_);
+  best_job(r, r_job, scratch_r_);
   const bool less = ssn_.queue_before(l->queue, r->queue, l_job, r_job, scratch_l_, scratch_r_);
   return victim_mode_ ? !less : less;
+}
+
+const JobView* JobQueue::best_pending(Node* node) {
+  Node* leaf = node;
+  while (!leaf->leaf) leaf = leaf->children->top();
+  const JobView* job = leaf->jobs->empty() ? nullptr : views_[leaf->jobs->top()];
+#ifndef NDEBUG
+  const JobView* pending = nullptr;
+  std::vector<const JobView*> victims;
+  best_job(node, pending, victims);
+  SIM_ASSERT(pending == job && victims.empty());
+#endif
+  return job;
 }
 
 const QueueOrderKey& JobQueue::order_key(Node& node, const JobView* job) {

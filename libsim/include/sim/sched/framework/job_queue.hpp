@@ -68,6 +68,8 @@ class JobQueue {
   bool node_less(Node* l, Node* r);
   const QueueOrderKey& order_key(Node& node, const JobView* job);
   void best_job(Node* node, const JobView*& pending, std::vector<const JobView*>& victims);
+  /// best_job outside victim mode, without the victims' list.
+  const JobView* best_pending(Node* node);
   Node& new_node(QueueId queue, bool leaf);
   bool job_less(std::size_t a, std::size_t b) const;
   void push_borrowed(const JobView& view, const JobKeys* keys);
