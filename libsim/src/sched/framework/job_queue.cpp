@@ -74,21 +74,17 @@ class LeafJobs {
   mutable std::size_t scanned_ = 0;  // items_ up to here are folded into least_
 };
 
-}  // namespace
-
 // A node's key (SessionHooks::queue_order_key) with what it was worked out from: its head job
-// then, and the session's counts. Heads change only when popped or pushed, allocations only when
-// a job is placed, so the scenario queues' many comparisons between placements reuse it.
+// then, and the session's counts. Heads change only when a job is popped or pushed, allocations
+// only when a pod is placed or evicted, so the scenario queues' many comparisons between
+// placements reuse it.
 struct KeyMemo {
-  bool valid = false;
-  const JobView* job = nullptr;
-  JobId id;
-  const void* groups = nullptr;
-  std::size_t tasks = 0;
+  ViewStamp head;
   std::uint64_t allocations = 0;  ///< Session::allocation_epoch
-  std::uint64_t statuses = 0;     ///< Session::status_epoch
   QueueOrderKey key;
 };
+
+}  // namespace
 
 struct JobQueue::Node {
   QueueId queue;
@@ -130,7 +126,7 @@ JobQueue::Node& JobQueue::new_node(QueueId queue, bool leaf) {
   node.leaf = leaf;
   node.needs_reorder = false;
   node.parent = nullptr;
-  node.key.valid = false;
+  node.key.head.valid = false;
   if (leaf) {
     if (!node.jobs) {
       node.jobs = std::make_unique<LeafJobs>([this](const std::size_t& a, const std::size_t& b) {
@@ -211,18 +207,9 @@ const JobView* JobQueue::best_pending(Node* node) {
 
 const QueueOrderKey& JobQueue::order_key(Node& node, const JobView* job) {
   KeyMemo& m = node.key;
-  const bool holds = m.valid && m.job == job && m.allocations == ssn_.allocation_epoch() &&
-                     (job == nullptr || (m.id == job->id && m.groups == job->groups.get() &&
-                                         m.tasks == job->tasks.size() &&
-                                         m.statuses >= ssn_.job_status_epoch(job->id)));
-  if (!holds) {
-    m.valid = true;
-    m.job = job;
-    m.id = job ? job->id : JobId();
-    m.groups = job ? job->groups.get() : nullptr;
-    m.tasks = job ? job->tasks.size() : 0;
+  if (m.allocations != ssn_.allocation_epoch() || !m.head.holds(ssn_, job)) {
+    m.head.take(ssn_, job);
     m.allocations = ssn_.allocation_epoch();
-    m.statuses = ssn_.status_epoch();
     m.key = ssn_.hooks.queue_order_key(ssn_, node.queue, job);
     return m.key;
   }

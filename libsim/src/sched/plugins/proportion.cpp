@@ -231,17 +231,8 @@ double share_less_victims(const Session& ssn, const QueueOrderFacts& f, const Jo
 // are made anew when the queue's change).
 JobSide cached_job_side(const Session& ssn, QueueOrderFacts& f, const JobView* job) {
   QueueOrderFacts::WithJob& c = f.with_job;
-  const bool holds = c.valid && c.job == job &&
-                     (job == nullptr ||
-                      (c.id == job->id && c.groups == job->groups.get() &&
-                       c.tasks == job->tasks.size() && c.epoch >= ssn.job_status_epoch(job->id)));
-  if (!holds) {
-    c.valid = true;
-    c.job = job;
-    c.id = job ? job->id : JobId();
-    c.groups = job ? job->groups.get() : nullptr;
-    c.tasks = job ? job->tasks.size() : 0;
-    c.epoch = ssn.status_epoch();
+  if (!c.stamp.holds(ssn, job)) {
+    c.stamp.take(ssn, job);
     c.side = job_side(ssn, f, job);
     return c.side;
   }

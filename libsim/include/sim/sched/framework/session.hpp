@@ -200,8 +200,8 @@ class Session {
   std::vector<std::uint32_t> node_ranks_;  // by node index; empty until asked
   std::vector<std::uint32_t> job_ranks_;   // by job index; empty until asked
   bool job_ranks_known_ = false;
-  std::uint64_t status_epoch_;  // see Session::Session
-  std::uint64_t allocation_epoch_ = 0;
+  std::uint64_t status_epoch_;                                            // see Session::Session
+  std::uint64_t allocation_epoch_ = 0;                                    // see allocation_epoch()
   std::vector<std::uint64_t> job_changed_;                                // by job index
   mutable std::vector<std::shared_ptr<AllocationMemo>> full_view_memos_;  // by job index
   void note_node_change(NodeId id);
@@ -232,6 +232,33 @@ inline bool Session::task_before(const model::Task& a, const model::Task& b) con
   if (a.created_ns != b.created_ns) return a.created_ns < b.created_ns;
   return a.uid < b.uid;
 }
+
+/// What a memo of one job view (or of none) was worked out from: while holds() says so, the view
+/// and its job's pods are as they were then (the view by its address, job, PodSets and pod count;
+/// the pods by the session's status epochs). The queue orders' memos of a queue's head job.
+struct ViewStamp {
+  bool valid = false;
+  const JobView* view = nullptr;
+  JobId id;
+  const void* groups = nullptr;
+  std::size_t tasks = 0;
+  std::uint64_t epoch = 0;  ///< Session::status_epoch when taken
+
+  bool holds(const Session& ssn, const JobView* job) const {
+    return valid && view == job &&
+           (job == nullptr ||
+            (id == job->id && groups == job->groups.get() && tasks == job->tasks.size() &&
+             epoch >= ssn.job_status_epoch(job->id)));
+  }
+  void take(const Session& ssn, const JobView* job) {
+    valid = true;
+    view = job;
+    id = job ? job->id : JobId();
+    groups = job ? job->groups.get() : nullptr;
+    tasks = job ? job->tasks.size() : 0;
+    epoch = ssn.status_epoch();
+  }
+};
 
 /// The capacity the proportion plugin divides (proportion.go setTotalResources): schedulable
 /// nodes, less what pods of other schedulers hold.

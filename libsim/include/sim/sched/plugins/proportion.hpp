@@ -35,12 +35,7 @@ struct QueueOrderFacts {
   /// The side for `job`, kept for one job view while neither the queue nor the job's pods
   /// change (the scenario queues compare the same heads again and again).
   struct WithJob {
-    bool valid = false;
-    const JobView* job = nullptr;
-    JobId id;
-    const void* groups = nullptr;
-    std::size_t tasks = 0;
-    std::uint64_t epoch = 0;  ///< the session's status epoch when worked out
+    ViewStamp stamp;
     JobSide side;
   };
   WithJob with_job;
