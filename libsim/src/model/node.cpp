@@ -117,7 +117,7 @@ namespace {
 template <typename Lacks>
 void visit_shortfalls(const Node& node, const Task& task, const ResourceVec& available,
                       bool include_releasing, Lacks lacks) {
-  const bool whole_gpus = task.is_regular_gpu_request() || task.is_mig_candidate();
+  const bool whole_gpus = task.fits_gpus_by_vector();
   for (int i = 0; i < kResourceCount; ++i) {
     if (i == kGpu && !whole_gpus) continue;
     if (task.request[i] > available[i] && lacks(resource_name(static_cast<Resource>(i)))) return;

@@ -76,7 +76,13 @@ Judged judge(const std::string& yaml) {
   Judged out;
   const std::vector<sim::TaskId> tasks = sim::sched::alike_pending_tasks(ssn, view);
   out.alike = tasks.size();
-  if (!tasks.empty()) out.may_fit = sim::sched::may_fit_alone(ssn, big, tasks, nodes);
+  if (!tasks.empty()) {
+    out.may_fit = sim::sched::may_fit_alone(ssn, big, tasks, nodes);
+    // The walk over the free-capacity index comes to the same answer as the walk over the list.
+    std::vector<char> in_nodes(state.nodes.size(), 0);
+    for (sim::NodeId n : nodes) in_nodes[n.index()] = 1;
+    CHECK(sim::sched::may_fit_alone(ssn, big, tasks, nodes, &in_nodes) == out.may_fit);
+  }
   sim::sched::Statement stmt(ssn);
   out.allocated = sim::sched::allocate_job(ssn, stmt, nodes, view, true);
   stmt.discard();

@@ -103,6 +103,9 @@ struct Task {
   bool is_gpu_memory_request() const { return request_type == RequestType::GPU_MEMORY; }
   bool is_mig_candidate() const { return request_type == RequestType::MIG; }
   bool is_regular_gpu_request() const { return request_type == RequestType::REGULAR; }
+  /// Whether a node's fit check compares the GPU entry of the request with the node's vector
+  /// (whole GPUs or MIG); a fraction's GPUs are judged by the node's shared groups instead.
+  bool fits_gpus_by_vector() const { return is_regular_gpu_request() || is_mig_candidate(); }
   bool requires_any_gpu() const {
     return gpu.gpus() > 0 || gpu.dra > 0 || is_gpu_memory_request() || is_mig_candidate();
   }

@@ -47,7 +47,7 @@ std::vector<TaskId> alike_pending_tasks(const Session& ssn, const JobView& preem
 }
 
 bool may_fit_alone(Session& ssn, JobId job, const std::vector<TaskId>& tasks,
-                   const std::vector<NodeId>& nodes) {
+                   const std::vector<NodeId>& nodes, const std::vector<char>* in_nodes) {
   // AllocateJob asks the queue first (allocate.go), then places the pods one by one.
   if (ssn.job_over_capacity(job, tasks)) return false;
   const model::Task& pod = ssn.state.tasks[tasks.front()];
@@ -56,19 +56,32 @@ bool may_fit_alone(Session& ssn, JobId job, const std::vector<TaskId>& tasks,
   const bool whole_gpus = pod.is_regular_gpu_request() && pod.request[kGpu] == pod.gpu.gpus();
   const std::size_t wanted = tasks.size();
   std::size_t room = 0;
-  for (NodeId n : nodes) {
+  // Adds the copies node `n` holds; true once they are enough. The sum does not depend on the
+  // order the nodes come in.
+  auto add_room = [&](NodeId n) {
     // A node holds no more copies than its free resources divide into (Node::task_fits asks for
     // the request on idle plus releasing); rounding of the division only raises the count.
-    const ResourceVec free = ssn.state.nodes[n].non_allocated();
+    const ResourceVec& free = ssn.free_capacity.of(n);
     std::size_t copies = wanted;
     for (int i = 0; i < kResourceCount && copies > 0; ++i) {
       if (pod.request[i] <= 0 || (i == kGpu && !whole_gpus)) continue;
       const double fit = std::floor(free[i] / pod.request[i]);
       copies = fit < 1 ? 0 : std::min(copies, static_cast<std::size_t>(std::min(fit, 1e9)));
     }
-    if (copies == 0 || !fitting_node(ssn, pod.id, n)) continue;
+    if (copies == 0 || !fitting_node(ssn, pod.id, n)) return false;
     room += copies;
-    if (room >= wanted) return true;
+    return room >= wanted;
+  };
+  if (in_nodes != nullptr && whole_gpus && pod.request[kGpu] >= 1) {
+    // Only nodes with as many free GPUs as one copy asks can hold one: the index hands out those.
+    bool enough = false;
+    ssn.free_capacity.for_each_with_gpus(pod.request[kGpu], [&](NodeId n) {
+      return (*in_nodes)[n.index()] && (enough = add_room(n));
+    });
+    return enough;
+  }
+  for (NodeId n : nodes) {
+    if (add_room(n)) return true;
   }
   return false;
 }

@@ -20,7 +20,9 @@ std::vector<TaskId> alike_pending_tasks(const Session& ssn, const JobView& preem
 /// False only when `tasks` (from alike_pending_tasks) cannot all fit on `nodes` as the session
 /// stands: the queue's capacity refuses them, or the nodes a first pod fits hold fewer copies
 /// than there are pods (each node's count bounded by its free resources). Changes nothing.
+/// `in_nodes`, when given, marks the members of `nodes` by node index: pods asking for whole
+/// GPUs then visit only the nodes the session's free-capacity index offers.
 bool may_fit_alone(Session& ssn, JobId job, const std::vector<TaskId>& tasks,
-                   const std::vector<NodeId>& nodes);
+                   const std::vector<NodeId>& nodes, const std::vector<char>* in_nodes = nullptr);
 
 }  // namespace sim::sched

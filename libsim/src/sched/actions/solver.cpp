@@ -22,10 +22,6 @@ constexpr int kMultiNodeGang = 1;
 
 double gpus_quota_accepted(const model::Task& t) { return t.accepted_gpu.gpus_quota(); }
 
-double node_free_gpus(const model::Node& n) {
-  return n.idle_gpus_with_shared() + n.releasing_gpus_with_shared();
-}
-
 // AccumulatedIdleGpus (accumulated_scenario_filters/idle_gpus): can the pending GPU demand,
 // largest first, fit greedily into the N nodes with the most idle + releasing + freed GPUs
 // (N = number of pending pods)? Kept incrementally, since a builder only ever adds victims.
@@ -44,7 +40,7 @@ class IdleGpusFilter {
     std::vector<Key> keys;  // sorted first, then each put at the set's end: no search per node
     keys.reserve(capacity_.size());
     for (std::size_t i = 0; i < capacity_.size(); ++i) {
-      capacity_[i] = node_free_gpus(ssn.state.nodes[NodeId(static_cast<NodeId::value_type>(i))]);
+      capacity_[i] = ssn.free_capacity.gpus_with_shared(NodeId(static_cast<NodeId::value_type>(i)));
       keys.push_back(key(i));
     }
     std::sort(keys.begin(), keys.end());
@@ -319,7 +315,7 @@ struct ScenarioBuilder::Emitter {
       }
     }
     for (NodeId node : touched) {
-      double c = recorded_freed[node.index()] + node_free_gpus(ssn.state.nodes[node]);
+      double c = recorded_freed[node.index()] + ssn.free_capacity.gpus_with_shared(node);
       for_each_batch(node, [&](std::uint32_t bi) {
         for (TaskId t : batches[bi]) {
           if (ssn.state.tasks[t].node == node) c += gpus_quota_accepted(ssn.state.tasks[t]);
@@ -339,7 +335,7 @@ struct ScenarioBuilder::Emitter {
     double baseline = 0;
     for (NodeId n : feasible) {
       if (first_link[n.index()] != kNone) continue;
-      baseline += node_free_gpus(ssn.state.nodes[n]) + recorded_freed[n.index()];
+      baseline += ssn.free_capacity.gpus_with_shared(n) + recorded_freed[n.index()];
     }
     const double remaining = std::max(0.0, demand - baseline);
     next_k = sorted.size() + 1;
@@ -609,7 +605,8 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
   const bool bound_applies = !alone_tasks_.empty() && !is_victim_job(sc.preemptor.id) &&
                              std::all_of(victim_jobs.begin(), victim_jobs.end(), without_fractions);
   auto cannot_fit = [&] {
-    return bound_applies && !may_fit_alone(ssn_, sc.preemptor.id, alone_tasks_, feasible);
+    return bound_applies &&
+           !may_fit_alone(ssn_, sc.preemptor.id, alone_tasks_, feasible, &in_feasible_);
   };
   bool hopeless = cannot_fit();
 #ifdef NDEBUG

@@ -12,6 +12,10 @@ constexpr int kGpu = index_of(Resource::GPU);
 
 bool fitting_node(Session& ssn, TaskId task_id, NodeId node_id, std::string* why) {
   const model::Task& task = ssn.state.tasks[task_id];
+  // The dense table first: when nobody asks why, a node short of the request stays unopened.
+  if (why == nullptr &&
+      !ssn.free_capacity.covers(node_id, task.request, task.fits_gpus_by_vector()))
+    return false;
   const model::Node& node = ssn.state.nodes[node_id];
   if (!node.task_fits(task, node.non_allocated(), true)) {
     if (!why) return false;
@@ -109,11 +113,13 @@ NodeOrder ordered_nodes(Session& ssn, TaskId task, const std::vector<NodeId>& of
   const std::vector<NodeId>* scored_nodes = &offered;
   if (fitting_only) {
     // FittingNode's first check, made before scoring instead of after: a node the task does not
-    // fit is never the one chosen, and most nodes of a busy cluster are full.
+    // fit is never the one chosen, and most nodes of a busy cluster are full. The dense table
+    // of free resources turns most of them away without opening their books.
     const model::Task& t = ssn.state.tasks[task];
     std::vector<NodeId>& fitting = ssn.scratch.fitting;
     fitting.clear();
     for (NodeId id : offered) {
+      if (!ssn.free_capacity.covers(id, t.request, t.fits_gpus_by_vector())) continue;
       const model::Node& node = ssn.state.nodes[id];
       if (node.task_fits(t, node.non_allocated(), true)) fitting.push_back(id);
     }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "sim/model/cluster.hpp"
+#include "sim/sched/framework/free_capacity.hpp"
 #include "sim/sched/framework/hooks.hpp"
 #include "sim/sched/framework/job_view.hpp"
 #include "sim/sched/framework/plugin.hpp"
@@ -62,6 +63,8 @@ class Session {
     std::vector<char> dropped;
     std::vector<NodeId> fitting;
   } scratch;
+  /// Each node's idle plus releasing resources in one dense table, kept fresh by node().
+  FreeCapacity free_capacity{state.nodes};
 
   std::vector<BindDecision> binds;
   std::vector<PipelineDecision> pipelines;
@@ -73,9 +76,11 @@ class Session {
   model::Task& task(TaskId id) { return state.tasks[id]; }
   model::Job& job(JobId id) { return state.jobs[id]; }
   /// A node to change (statements, stale-gang evictions): noted in the node change log while
-  /// it is on, from which the kept orders of alike pods learn which nodes to score again.
+  /// it is on, from which the kept orders of alike pods learn which nodes to score again, and
+  /// read again by free_capacity at its next question.
   model::Node& node(NodeId id) {
     if (node_log_on_) note_node_change(id);
+    free_capacity.touch(id);
     return state.nodes[id];
   }
   /// Turns the node change log on (for readers that keep positions in it) or off (cleared).
