@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "gpu_node_manifest.hpp"
 #include "sim/io/snapshot.hpp"
 #include "sim/sched/actions/actions.hpp"
 #include "sim/sched/cycle.hpp"
@@ -12,12 +13,7 @@
 
 namespace {
 
-std::string node(const std::string& name) {
-  return "apiVersion: v1\nkind: Node\nmetadata: {name: " + name +
-         ", labels: {nvidia.com/gpu.memory: \"46068\", nvidia.com/gpu.count: \"8\"}}\n"
-         "status: {allocatable: {cpu: \"64\", memory: 512Gi, pods: \"110\", nvidia.com/gpu: "
-         "\"8\"}}\n---\n";
-}
+std::string node(const std::string& name) { return sim::test::gpu_node_manifest(name); }
 
 std::string running(const std::string& name, const std::string& on) {
   return "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name +

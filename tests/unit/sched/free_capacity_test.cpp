@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 
+#include "gpu_node_manifest.hpp"
 #include "sim/io/snapshot.hpp"
 #include "sim/sched/actions/actions.hpp"
 #include "sim/sched/cycle.hpp"
@@ -15,12 +16,7 @@
 
 namespace {
 
-std::string node(const std::string& name) {
-  return "apiVersion: v1\nkind: Node\nmetadata: {name: " + name +
-         ", labels: {nvidia.com/gpu.memory: \"46068\", nvidia.com/gpu.count: \"8\"}}\n"
-         "status: {allocatable: {cpu: \"64\", memory: 512Gi, pods: \"110\", nvidia.com/gpu: "
-         "\"8\"}}\n---\n";
-}
+std::string node(const std::string& name) { return sim::test::gpu_node_manifest(name); }
 
 std::string pod(const std::string& name, const std::string& on, int gpus) {
   return "apiVersion: v1\nkind: Pod\nmetadata: {name: " + name +
@@ -69,7 +65,8 @@ void check_against_books(sim::sched::Session& ssn) {
       if (gpus >= at_least) CHECK(walked.count(n.name) == 1);
       if (std::floor(gpus) < std::floor(at_least)) CHECK(walked.count(n.name) == 0);
       CHECK((free.of(id) == n.non_allocated()).all());
-      CHECK(free.gpus_with_shared(id) == n.idle_gpus_with_shared() + n.releasing_gpus_with_shared());
+      CHECK(free.gpus_with_shared(id) ==
+            n.idle_gpus_with_shared() + n.releasing_gpus_with_shared());
     }
   }
 }

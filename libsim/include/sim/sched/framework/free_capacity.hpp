@@ -80,8 +80,7 @@ class FreeCapacity {
  private:
   static constexpr int kGpu = index_of(Resource::GPU);
   // What of(), gpus_with_shared() and the index must read again, per node.
-  static constexpr std::uint8_t kVectorStale = 1, kSharedStale = 2, kBucketStale = 4,
-                                kAllStale = 7;
+  static constexpr std::uint8_t kVectorStale = 1, kSharedStale = 2, kBucketStale = 4, kAllStale = 7;
   // Nodes with this many free whole GPUs or more share the last bucket.
   static constexpr std::size_t kTopBucket = 16;
 
@@ -115,9 +114,9 @@ class FreeCapacity {
   // the nodes touched since the last walk.
   bool indexed_ = false;
   std::vector<std::vector<NodeId>> buckets_;
-  std::vector<std::uint8_t> bucket_of_;           // by node index
-  std::vector<std::uint32_t> place_in_bucket_;    // by node index
-  std::vector<NodeId> dirty_;                     // touched since the last walk, once each
+  std::vector<std::uint8_t> bucket_of_;         // by node index
+  std::vector<std::uint32_t> place_in_bucket_;  // by node index
+  std::vector<NodeId> dirty_;                   // touched since the last walk, once each
 };
 
 inline void FreeCapacity::refresh_index() {
