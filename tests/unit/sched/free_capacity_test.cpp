@@ -12,6 +12,7 @@
 #include "sim/io/snapshot.hpp"
 #include "sim/sched/actions/actions.hpp"
 #include "sim/sched/cycle.hpp"
+#include "sim/sched/framework/node_fit.hpp"
 #include "sim/sched/framework/statement.hpp"
 
 namespace {
@@ -71,6 +72,22 @@ void check_against_books(sim::sched::Session& ssn) {
   }
 }
 
+// The node order of a whole-GPU pod found through the index equals the one found by walking the
+// offered nodes, for every node and for a part of them.
+void check_orders(sim::sched::Session& ssn, sim::TaskId task) {
+  const std::vector<sim::NodeId> every = sim::sched::all_nodes(ssn);
+  const std::vector<sim::NodeId> some(every.begin() + 1, every.begin() + 3);
+  for (const std::vector<sim::NodeId>* offered : {&every, &some}) {
+    std::vector<char> in_offered(ssn.state.nodes.size(), 0);
+    for (sim::NodeId n : *offered) in_offered[n.index()] = 1;
+    const std::vector<sim::NodeId> walked =
+        sim::sched::ordered_nodes(ssn, task, *offered, true).rest();
+    const std::vector<sim::NodeId> indexed =
+        sim::sched::ordered_nodes(ssn, task, *offered, true, &in_offered).rest();
+    CHECK(indexed == walked);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("the free-capacity table and index follow every change a statement makes",
@@ -87,6 +104,15 @@ TEST_CASE("the free-capacity table and index follow every change a statement mak
     return -1.0;
   };
   REQUIRE(free_gpus("n1") == 3);
+  const sim::TaskId wait = task_named(state, "wait");
+  check_orders(ssn, wait);
+  {
+    std::vector<char> in_offered(ssn.state.nodes.size(), 1);
+    // n1 (3 free GPUs), n2 (6) and n3 (8) take the 3-GPU pod; n0 (none) does not.
+    CHECK(sim::sched::ordered_nodes(ssn, wait, sim::sched::all_nodes(ssn), true, &in_offered)
+              .rest()
+              .size() == 3);
+  }
 
   sim::sched::Statement stmt(ssn);
   // The pending pod placed: a node loses 3 GPUs.
@@ -94,10 +120,12 @@ TEST_CASE("the free-capacity table and index follow every change a statement mak
   REQUIRE(sim::sched::allocate_job(ssn, stmt, sim::sched::all_nodes(ssn),
                                    sim::sched::full_view(ssn, waiting), false));
   check_against_books(ssn);
+  check_orders(ssn, wait);
   // An eviction: n0's pod releases its 8 GPUs.
   stmt.evict(task_named(state, "r0"), "reclaim", waiting);
   CHECK(free_gpus("n0") == 8);
   check_against_books(ssn);
+  check_orders(ssn, wait);
   // Undone: every node as it was, and the index with it.
   stmt.discard();
   CHECK(free_gpus("n0") == 0);

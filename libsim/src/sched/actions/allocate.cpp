@@ -52,9 +52,10 @@ bool allocate_task_to_node(Session& ssn, Statement& stmt, TaskId task_id, NodeId
 // `reasons` and `misses` (when given) say why the task was refused, for its fit error; the
 // victim search's virtual placements record none and word none. `orders`: the allocate action's
 // node orders kept for alike pods (alike_nodes.hpp), or nullptr.
+// `in_nodes`: the members of `nodes` by node index, or nullptr (ordered_nodes).
 bool allocate_task(Session& ssn, Statement& stmt, const std::vector<NodeId>& nodes, TaskId task,
                    bool pipeline_only, std::vector<std::string>* reasons, NodeMisses* misses,
-                   AlikeNodeOrders* orders) {
+                   AlikeNodeOrders* orders, const std::vector<char>* in_nodes) {
   if (std::string why = ssn.pre_predicate(ssn.state.tasks[task]); !why.empty()) {
     if (reasons) reasons->push_back(std::move(why));
     return false;
@@ -80,7 +81,8 @@ bool allocate_task(Session& ssn, Statement& stmt, const std::vector<NodeId>& nod
 #endif
   }
   // Nobody asks why the nodes the task does not fit refuse it: they need no score.
-  NodeOrder order = ordered_nodes(ssn, task, nodes, reasons == nullptr && misses == nullptr);
+  NodeOrder order =
+      ordered_nodes(ssn, task, nodes, reasons == nullptr && misses == nullptr, in_nodes);
   for (NodeId node; order.next(node);) {
     // summarize() words the first kWordedReasons reasons and counts the rest: those are not
     // worded (an empty entry each), which is most of the time of a pod that fits nowhere.
@@ -155,13 +157,16 @@ WaitReason topology_reason(const std::string& why) {
 class JobPlacement {
  public:
   JobPlacement(Session& ssn, Statement& stmt, const JobView& view, bool pipeline_only,
-               AlikeNodeOrders* orders)
+               AlikeNodeOrders* orders, const std::vector<NodeId>& all,
+               const std::vector<char>* in_all)
       : ssn_(ssn),
         stmt_(stmt),
         view_(view),
         groups_(*view.groups),
         pipeline_only_(pipeline_only),
-        orders_(orders) {}
+        orders_(orders),
+        all_(&all),
+        in_all_(in_all) {}
 
   bool place_set(int set, const std::vector<TaskId>& tasks, const std::vector<NodeId>& nodes) {
     if (tasks.empty()) return true;
@@ -232,8 +237,10 @@ class JobPlacement {
   bool place_task(TaskId id, std::size_t index, const std::vector<NodeId>& nodes) {
     std::vector<std::string> reasons;
     NodeMisses misses;
+    // The job's own node list has its members marked; a topology's node set has not.
+    const std::vector<char>* in_nodes = &nodes == all_ ? in_all_ : nullptr;
     if (allocate_task(ssn_, stmt_, nodes, id, pipeline_only_, pipeline_only_ ? nullptr : &reasons,
-                      pipeline_only_ ? nullptr : &misses, orders_))
+                      pipeline_only_ ? nullptr : &misses, orders_, in_nodes))
       return true;
     if (!pipeline_only_) {
       ssn_.record_fit_error(view_.id,
@@ -248,6 +255,8 @@ class JobPlacement {
   const model::SubGroupTree& groups_;
   bool pipeline_only_;
   AlikeNodeOrders* orders_;
+  const std::vector<NodeId>* all_;
+  const std::vector<char>* in_all_;
 };
 
 }  // namespace
@@ -260,7 +269,8 @@ std::vector<NodeId> all_nodes(const Session& ssn) {
 }
 
 bool allocate_job(Session& ssn, Statement& stmt, const std::vector<NodeId>& nodes,
-                  const JobView& view, bool pipeline_only, AlikeNodeOrders* orders) {
+                  const JobView& view, bool pipeline_only, AlikeNodeOrders* orders,
+                  const std::vector<char>* in_nodes) {
   const JobId job = view.id;
   ssn.pre_job_allocation(job);
   const std::vector<TaskId> tasks = tasks_to_allocate(ssn, view, !pipeline_only);
@@ -270,7 +280,7 @@ bool allocate_job(Session& ssn, Statement& stmt, const std::vector<NodeId>& node
     return false;
   }
   const std::size_t cp = stmt.checkpoint();
-  JobPlacement placement(ssn, stmt, view, pipeline_only, orders);
+  JobPlacement placement(ssn, stmt, view, pipeline_only, orders, nodes, in_nodes);
   const bool placed = is_single_pod_set(view) && !view.groups->any_topology()
                           ? placement.place_flat(tasks, nodes)
                           : placement.place_set(0, tasks, nodes);

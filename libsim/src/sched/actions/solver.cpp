@@ -646,7 +646,7 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
   // Allocates one relevant job; false once the preemptor fails, which ends the scenario.
   auto place = [&](const JobView& job) {
     if (job.id == sc.preemptor.id) {
-      if (!allocate_job(ssn_, *stmt, feasible, job, true)) {
+      if (!allocate_job(ssn_, *stmt, feasible, job, true, nullptr, &in_feasible_)) {
         preemptor_failed = true;
         return false;
       }
@@ -654,8 +654,8 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
     } else {
       // A victim's job placed first may take the room the preemptor needed: then the jobs
       // popped until the preemptor's turn change nothing.
-      if (allocate_job(ssn_, *stmt, feasible, job, true) && !preemptor_placed && !hopeless &&
-          cannot_fit()) {
+      if (allocate_job(ssn_, *stmt, feasible, job, true, nullptr, &in_feasible_) &&
+          !preemptor_placed && !hopeless && cannot_fit()) {
         hopeless = true;
 #ifdef NDEBUG
         return false;

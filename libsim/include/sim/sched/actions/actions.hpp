@@ -13,8 +13,11 @@ namespace sim::sched {
 /// pod) placed one by one in task order on the best fitting node; all or nothing.
 /// `pipeline_only` is the simulation mode of reclaim/preempt/consolidation. `orders`: node orders
 /// kept for the action's alike pods (alike_nodes.hpp), or nullptr to order the nodes anew.
+/// `in_nodes`: the members of `nodes` by node index, when the caller keeps them (the victim
+/// search), so whole-GPU pods find their nodes in the free-capacity index; or nullptr.
 bool allocate_job(Session& ssn, Statement& stmt, const std::vector<NodeId>& nodes,
-                  const JobView& job, bool pipeline_only, AlikeNodeOrders* orders = nullptr);
+                  const JobView& job, bool pipeline_only, AlikeNodeOrders* orders = nullptr,
+                  const std::vector<char>* in_nodes = nullptr);
 
 void run_allocate(Session& ssn);
 void run_reclaim(Session& ssn);

@@ -45,8 +45,11 @@ class NodeOrder {
 /// check) are left out before scoring: for a caller that takes the first node passing
 /// FittingNode and asks no reasons for the others, the choice is the same, as every score of a
 /// node is its own (binpack's least and most free node are still taken over all of `offered`).
+/// `in_offered`, when given with `fitting_only`, marks the members of `offered` by node index: a
+/// pod asking for whole GPUs then finds them in the session's index of nodes by free GPUs
+/// instead of walking `offered` (the order handed out is the same: it is total).
 NodeOrder ordered_nodes(Session& ssn, TaskId task, const std::vector<NodeId>& offered,
-                        bool fitting_only = false);
+                        bool fitting_only = false, const std::vector<char>* in_offered = nullptr);
 
 /// Candidate GPUs for a fraction task on a node, best first by GpuOrderFn: in-use groups it fits,
 /// then one "whole GPU" marker per idle or releasing whole GPU, at most as many as the task's
