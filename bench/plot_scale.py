@@ -24,6 +24,7 @@ LABELS = {
     "BM_Ingest": "ingest: the snapshot.json file to state",
     "BM_Cycle": "one full cycle, 5% pending",
     "BM_CyclePending": "one full cycle, 10 pending pods per node",
+    "BM_CycleFewPending": "one full cycle, 0.5% pending",
 }
 
 

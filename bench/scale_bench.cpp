@@ -7,6 +7,9 @@
 //   BM_Cycle/N           one full cycle (allocate, consolidation, reclaim, preempt, stale gangs) on
 //                        a copy of that state
 //   BM_CyclePending/N    the same cluster with 10 pending pods per node (40,000 at 4,000 nodes)
+//   BM_CycleFewPending/N the same cluster with a two-hundredth of its pods pending (700 at 4,000
+//                        nodes): a quieter cluster, with more free GPUs for the victim search to
+//                        offer
 //   BM_ReplayDay/N       `kaisim replay` of the generated scenario: that state, then a day of
 //                        arrivals at one cycle a second (86,400 cycles)
 // Counters: pods, decisions (binds, pipelines, evictions of the cycle), bytes_per_pod (heap of
@@ -35,14 +38,14 @@ struct Cluster {
   sim::model::ClusterState state;
 };
 
-// Generated and read once per (nodes, pending pods per node).
-const Cluster& cluster(int nodes, int pending_per_node) {
+// Generated and read once per (nodes, pending pods; 0: the generator's twentieth of the pods).
+const Cluster& cluster(int nodes, int pending_pods) {
   static std::map<std::pair<int, int>, std::unique_ptr<Cluster>> cache;
-  auto& slot = cache[{nodes, pending_per_node}];
+  auto& slot = cache[{nodes, pending_pods}];
   if (!slot) {
     sim::api::ClusterGenOptions options;
     options.nodes = nodes;
-    if (pending_per_node > 0) options.pending_pods = nodes * pending_per_node;
+    if (pending_pods > 0) options.pending_pods = pending_pods;
     slot = std::make_unique<Cluster>();
     slot->files = sim::api::generate_cluster(options);
     sim::Diagnostics d;
@@ -98,7 +101,12 @@ void BM_Cycle(benchmark::State& state) {
   run_cycle(state, cluster(static_cast<int>(state.range(0)), 0));
 }
 void BM_CyclePending(benchmark::State& state) {
-  run_cycle(state, cluster(static_cast<int>(state.range(0)), 10));
+  const int nodes = static_cast<int>(state.range(0));
+  run_cycle(state, cluster(nodes, nodes * 10));
+}
+void BM_CycleFewPending(benchmark::State& state) {
+  const int nodes = static_cast<int>(state.range(0));
+  run_cycle(state, cluster(nodes, nodes * 35 / 200));
 }
 
 void BM_ReplayDay(benchmark::State& state) {
@@ -147,6 +155,12 @@ BENCHMARK(BM_CyclePending)
     ->Arg(1000)
     ->Arg(4000)
     ->Arg(10000)
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(1);
+BENCHMARK(BM_CycleFewPending)
+    ->Arg(100)
+    ->Arg(1000)
+    ->Arg(4000)
     ->Unit(benchmark::kMillisecond)
     ->MinTime(1);
 BENCHMARK(BM_ReplayDay)->Arg(100)->Arg(1000)->Unit(benchmark::kSecond)->Iterations(1);
