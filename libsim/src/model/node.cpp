@@ -131,13 +131,16 @@ void visit_shortfalls(const Node& node, const Task& task, const ResourceVec& ava
     return;
   }
   // Fractions: whole idle GPUs plus shared GPUs with room, as many as the task's devices.
+  // Enough whole GPUs leave the shared ones uncounted (most nodes a pod is offered).
   const auto whole = static_cast<std::int64_t>(std::floor(available[kGpu]));
+  if (whole >= task.gpu.count) return;
   if (whole + node.fitting_shared_group_count(task) < task.gpu.count) (void)lacks("gpu");
 }
 
 }  // namespace
 
-bool Node::task_fits(const Task& task, const ResourceVec& available, bool include_releasing) const {
+bool Node::task_fits_in_full(const Task& task, const ResourceVec& available,
+                             bool include_releasing) const {
   if (!is_valid_gpu_portion(task.gpu)) return false;
   bool fits = true;
   visit_shortfalls(*this, task, available, include_releasing,

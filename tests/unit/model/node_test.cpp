@@ -181,3 +181,41 @@ TEST_CASE("a task that does not fit names what the node lacks", "[model][node]")
   CHECK_FALSE(n.task_fits(f, n.idle, false));
   CHECK(n.lacking(f, n.idle, false) == "gpu");
 }
+
+TEST_CASE("plain pods are fitted on their request vector alone, as the full check fits them",
+          "[model][node]") {
+  Node n = l40s(2);
+  Task whole;
+  whole.id = TaskId(5);
+  whole.gpu = GpuRequirement::with_gpus(1, 0);
+  sim::at(whole.request, Resource::GPU) = 1;
+  sim::at(whole.request, Resource::CPU) = 1000;
+  Task cpu;
+  cpu.id = TaskId(6);
+  sim::at(cpu.request, Resource::CPU) = 40000;
+  CHECK(whole.fits_by_vector_only());
+  CHECK(cpu.fits_by_vector_only());
+  // A fraction is fitted on the node's shared GPUs, a GPU-memory request through the node's
+  // memory, a scalar resource on the node's scalars, and 1.5 GPUs is no valid portion anywhere.
+  CHECK_FALSE(fraction(7, 0.5, TaskStatus::PENDING, "").fits_by_vector_only());
+  Task memory = whole;
+  memory.gpu = GpuRequirement::with_gpus(0, 2000);
+  memory.request_type = RequestType::GPU_MEMORY;
+  CHECK_FALSE(memory.fits_by_vector_only());
+  Task scalar = whole;
+  scalar.scalars.set("example.com/fpga", 1);
+  CHECK_FALSE(scalar.fits_by_vector_only());
+  Task odd = whole;
+  odd.gpu.portion = 1.5;
+  CHECK_FALSE(odd.fits_by_vector_only());
+  CHECK_FALSE(n.task_fits(odd, n.idle, false));
+  // Whatever the path, lacking() (the full check, resource by resource) agrees.
+  for (const Task* t : {&whole, &cpu, &scalar}) {
+    const bool fits = n.task_fits(*t, n.idle, false);
+    CHECK(fits == n.lacking(*t, n.idle, false).empty());
+  }
+  CHECK_FALSE(n.task_fits(cpu, n.idle, false));  // 40 CPUs on a 32-CPU node
+  CHECK(n.lacking(cpu, n.idle, false) == "cpu");
+  CHECK(n.task_fits(whole, n.idle, false));
+  CHECK_FALSE(n.task_fits(scalar, n.idle, false));  // no FPGA on the node
+}

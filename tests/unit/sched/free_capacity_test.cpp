@@ -7,6 +7,7 @@
 #include <cmath>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "gpu_node_manifest.hpp"
 #include "sim/io/snapshot.hpp"
@@ -28,9 +29,13 @@ std::string pod(const std::string& name, const std::string& on, int gpus) {
          "\"}}}]}\nstatus: {phase: " + (on.empty() ? "Pending" : "Running") + "}\n---\n";
 }
 
-// Nodes n0..n3 with 8, 5, 2 and 0 GPUs taken by running pods, and a pending 3-GPU pod.
+// Nodes n0..n3 with 8, 5, 2 and 0 GPUs taken by running pods, a CPU-only node c0, and a
+// pending 3-GPU pod.
 std::string cluster() {
   std::string text = node("n0") + node("n1") + node("n2") + node("n3");
+  text +=
+      "apiVersion: v1\nkind: Node\nmetadata: {name: c0}\nstatus: {allocatable: {cpu: \"32\", "
+      "memory: 128Gi, pods: \"110\"}}\n---\n";
   text +=
       "apiVersion: scheduling.run.ai/v2\nkind: Queue\nmetadata: {name: q}\nspec: {resources: "
       "{gpu: {quota: 32, limit: -1, overQuotaWeight: 1}}}\n---\n";
@@ -69,6 +74,19 @@ void check_against_books(sim::sched::Session& ssn) {
       CHECK(free.gpus_with_shared(id) ==
             n.idle_gpus_with_shared() + n.releasing_gpus_with_shared());
     }
+  }
+  // Binpack's range reads the free amounts of the nodes that have the resource at all (the
+  // CPU-only node has no GPUs to give and is skipped for GPUs, not for CPU).
+  for (const sim::Resource resource : {sim::Resource::GPU, sim::Resource::CPU}) {
+    const int r = sim::index_of(resource);
+    std::vector<double> from_table, from_books;
+    free.for_each_free(sim::sched::all_nodes(ssn), r,
+                       [&](double amount) { from_table.push_back(amount); });
+    for (const sim::model::Node& n : ssn.state.nodes) {
+      if (n.allocatable[r] != 0) from_books.push_back(n.non_allocated()[r]);
+    }
+    CHECK(from_table == from_books);
+    CHECK(from_table.size() == (resource == sim::Resource::GPU ? 4u : 5u));
   }
 }
 

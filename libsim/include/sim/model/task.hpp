@@ -106,6 +106,14 @@ struct Task {
   /// Whether a node's fit check compares the GPU entry of the request with the node's vector
   /// (whole GPUs or MIG); a fraction's GPUs are judged by the node's shared groups instead.
   bool fits_gpus_by_vector() const { return is_regular_gpu_request() || is_mig_candidate(); }
+  /// Whether Node::task_fits compares the request's vector and nothing else, on every node
+  /// alike: whole GPUs (or MIG) or none, no scalar resources, and a GPU portion that needs no
+  /// node's memory to read and is valid (a whole number of devices, or at most one).
+  bool fits_by_vector_only() const {
+    if (!fits_gpus_by_vector() || !scalars.empty() || gpu.memory_mib > 0) return false;
+    return gpu.portion <= 1 ||
+           gpu.portion == static_cast<double>(static_cast<std::int64_t>(gpu.portion));
+  }
   bool requires_any_gpu() const {
     return gpu.gpus() > 0 || gpu.dra > 0 || is_gpu_memory_request() || is_mig_candidate();
   }

@@ -118,10 +118,13 @@ NodeOrder ordered_nodes(Session& ssn, TaskId task, const std::vector<NodeId>& of
     const model::Task& t = ssn.state.tasks[task];
     std::vector<NodeId>& fitting = ssn.scratch.fitting;
     fitting.clear();
+    // For a plain pod the table's check is the whole of it: the node's books stay closed.
+    const bool covered = t.fits_by_vector_only();
     auto add_if_fits = [&](NodeId id) {
       if (!ssn.free_capacity.covers(id, t.request, t.fits_gpus_by_vector())) return;
       const model::Node& node = ssn.state.nodes[id];
-      if (node.task_fits(t, node.non_allocated(), true)) fitting.push_back(id);
+      SIM_ASSERT(!covered || node.task_fits(t, node.non_allocated(), true));
+      if (covered || node.task_fits(t, node.non_allocated(), true)) fitting.push_back(id);
     };
     if (in_offered != nullptr && t.fits_gpus_by_vector() && t.request[kGpu] >= 1) {
       ssn.free_capacity.for_each_with_gpus(t.request[kGpu], [&](NodeId id) {
@@ -168,11 +171,17 @@ bool NodeOrder::next(NodeId& node) {
       if (a.first != b.first) return a.first > b.first;
       return rank[a.second.index()] < rank[b.second.index()];
     };
-    const std::size_t upto = std::min(scored_.size(), std::max<std::size_t>(8, 2 * sorted_));
-    const auto begin = scored_.begin() + static_cast<std::ptrdiff_t>(sorted_);
-    std::partial_sort(begin, scored_.begin() + static_cast<std::ptrdiff_t>(upto), scored_.end(),
-                      better);
-    sorted_ = upto;
+    if (sorted_ == 0) {
+      // The best alone, in one pass: most walks take the first node and stop.
+      std::iter_swap(scored_.begin(), std::min_element(scored_.begin(), scored_.end(), better));
+      sorted_ = 1;
+    } else {
+      const std::size_t upto = std::min(scored_.size(), std::max<std::size_t>(8, 2 * sorted_));
+      const auto begin = scored_.begin() + static_cast<std::ptrdiff_t>(sorted_);
+      std::partial_sort(begin, scored_.begin() + static_cast<std::ptrdiff_t>(upto), scored_.end(),
+                        better);
+      sorted_ = upto;
+    }
   }
   node = scored_[handed_++].second;
   return true;

@@ -54,11 +54,19 @@ class NodePlacement final : public Plugin, public NodeScorer {
     if (nodes.empty()) return;
     const Placement placement(ssn, ssn.state.tasks[task_id]);
     // setBinpackPreOrder: min/max free resource over every node offered (fitting or not).
+    // Read from the session's dense table of free resources, not the nodes' scattered books:
+    // the same values as range_value(), for every offered node of every placement.
     ScoreRange range;
     if (placement.binpack) {
+      ssn.free_capacity.for_each_free(offered, placement.resource,
+                                      [&](double free) { range.add(free); });
+#ifndef NDEBUG
+      ScoreRange from_books;
       for (NodeId id : offered) {
-        if (const auto value = placement.range_value(ssn.state.nodes[id])) range.add(*value);
+        if (const auto value = placement.range_value(ssn.state.nodes[id])) from_books.add(*value);
       }
+      SIM_ASSERT(range == from_books);
+#endif
     }
     for (std::size_t i = 0; i < nodes.size(); ++i)
       scores[i] += placement.score(ssn.state.nodes[nodes[i]], range);

@@ -15,8 +15,9 @@ class ResourceType final : public Plugin, public NodeScorer {
              std::vector<char>&) override {
     const model::Task& t = ssn.state.tasks[task];
     if (!t.is_cpu_only()) return;
-    for (std::size_t i = 0; i < nodes.size(); ++i)
-      scores[i] += local_score(ssn, t, ssn.state.nodes[nodes[i]], {});
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      if (ssn.state.nodes[nodes[i]].is_cpu_only_node()) scores[i] += kResourceType;
+    }
   }
 
   bool node_local(const Session&, const model::Task&) const override { return true; }

@@ -51,6 +51,20 @@ class FreeCapacity {
     return shared_[i];
   }
 
+  /// Calls `fn(of(id)[r])` for each node of `nodes`, in order, that has some of resource `r` to
+  /// allocate (allocatable is set when a node is made, and noted here once): binpack's range
+  /// reads every offered node of every placement this way, in one tight pass.
+  template <typename Fn>
+  void for_each_free(const std::vector<NodeId>& nodes, int r, Fn&& fn) {
+    if (stale_.empty()) first_question();
+    for (NodeId id : nodes) {
+      const std::size_t i = id.index();
+      SIM_ASSERT(((none_allocatable_[i] >> r) & 1) == (nodes_[id].allocatable[r] == 0));
+      if ((none_allocatable_[i] >> r) & 1) continue;
+      fn(of(id)[r]);
+    }
+  }
+
   /// False when the node's free resources are short of `request` in a resource that
   /// Node::task_fits compares on the vector (GPUs only when `gpus`: a fraction's GPUs are
   /// judged by groups): the node cannot take the pod. True says nothing more.
@@ -92,12 +106,23 @@ class FreeCapacity {
     return gpus >= static_cast<double>(kTopBucket) ? kTopBucket : static_cast<std::size_t>(gpus);
   }
   std::size_t slot(NodeId id) {
-    if (stale_.empty()) {  // the first question of the session
-      free_.resize(nodes_.size());
-      shared_.resize(nodes_.size());
-      stale_.assign(nodes_.size(), kAllStale);
-    }
+    if (stale_.empty()) [[unlikely]]
+      first_question();
     return id.index();
+  }
+  // Sizes the table, every entry stale, and notes which resources each node allocates.
+  [[gnu::noinline]] void first_question() {
+    free_.resize(nodes_.size());
+    shared_.resize(nodes_.size());
+    stale_.assign(nodes_.size(), kAllStale);
+    none_allocatable_.resize(nodes_.size());
+    for (std::size_t n = 0; n < nodes_.size(); ++n) {
+      const ResourceVec& a = nodes_[NodeId(static_cast<NodeId::value_type>(n))].allocatable;
+      std::uint8_t bits = 0;
+      for (int r = 0; r < kResourceCount; ++r)
+        if (a[r] == 0) bits = static_cast<std::uint8_t>(bits | (1u << r));
+      none_allocatable_[n] = bits;
+    }
   }
   void place(NodeId id, std::size_t bucket) {
     bucket_of_[id.index()] = static_cast<std::uint8_t>(bucket);
@@ -107,9 +132,10 @@ class FreeCapacity {
   void refresh_index();
 
   const IdVector<NodeId, model::Node>& nodes_;
-  std::vector<ResourceVec> free_;    // by node index
-  std::vector<double> shared_;       // by node index
-  std::vector<std::uint8_t> stale_;  // by node index; empty until the first question
+  std::vector<ResourceVec> free_;               // by node index
+  std::vector<double> shared_;                  // by node index
+  std::vector<std::uint8_t> stale_;             // by node index; empty until the first question
+  std::vector<std::uint8_t> none_allocatable_;  // by node index: bit r when allocatable[r] is 0
   // The index: nodes by their free whole GPUs, built at the first walk, then kept by moving
   // the nodes touched since the last walk.
   bool indexed_ = false;

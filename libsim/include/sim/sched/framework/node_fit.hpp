@@ -17,8 +17,9 @@ namespace sim::sched {
 /// PredicateFn in plugin order. On failure `why` (if given) receives the reason in plain words.
 bool fitting_node(Session& ssn, TaskId task, NodeId node, std::string* why = nullptr);
 
-/// Scored nodes handed out best first, ties by node name. A task usually fits one of the first
-/// few, so they are sorted a few at a time as the caller asks for more.
+/// Scored nodes handed out best first, ties by node name. A task usually fits the first or one
+/// of the next few, so the best is found alone, then the others are sorted a few at a time as
+/// the caller asks for more.
 class NodeOrder {
  public:
   NodeOrder(std::vector<std::pair<double, NodeId>> scored,
