@@ -52,15 +52,17 @@ class FreeCapacity {
   }
 
   /// Calls `fn(of(id)[r])` for each node of `nodes`, in order, that has some of resource `r` to
-  /// allocate (allocatable is set when a node is made, and noted here once): binpack's range
-  /// reads every offered node of every placement this way, in one tight pass.
+  /// allocate (allocatable is set when a node is made, and noted here at the first read of the
+  /// node): binpack's range reads every offered node of every placement this way.
   template <typename Fn>
   void for_each_free(const std::vector<NodeId>& nodes, int r, Fn&& fn) {
     if (stale_.empty()) first_question();
     for (NodeId id : nodes) {
-      const std::size_t i = id.index();
-      SIM_ASSERT(((none_allocatable_[i] >> r) & 1) == (nodes_[id].allocatable[r] == 0));
-      if ((none_allocatable_[i] >> r) & 1) continue;
+      std::uint8_t& lacks = lacks_[id.index()];
+      if (lacks == kLacksUnread) [[unlikely]]
+        lacks = lacks_of(nodes_[id]);
+      SIM_ASSERT(((lacks >> r) & 1) == (nodes_[id].allocatable[r] == 0));
+      if ((lacks >> r) & 1) continue;
       fn(of(id)[r]);
     }
   }
@@ -97,6 +99,7 @@ class FreeCapacity {
   static constexpr std::uint8_t kVectorStale = 1, kSharedStale = 2, kBucketStale = 4, kAllStale = 7;
   // Nodes with this many free whole GPUs or more share the last bucket.
   static constexpr std::size_t kTopBucket = 16;
+  static constexpr std::uint8_t kLacksUnread = 0xFF;
 
   static double with_shared(const model::Node& n) {
     return n.idle_gpus_with_shared() + n.releasing_gpus_with_shared();
@@ -110,19 +113,19 @@ class FreeCapacity {
       first_question();
     return id.index();
   }
-  // Sizes the table, every entry stale, and notes which resources each node allocates.
+  // Sizes the table, every entry stale. A session that asks little reads few nodes.
   [[gnu::noinline]] void first_question() {
     free_.resize(nodes_.size());
     shared_.resize(nodes_.size());
     stale_.assign(nodes_.size(), kAllStale);
-    none_allocatable_.resize(nodes_.size());
-    for (std::size_t n = 0; n < nodes_.size(); ++n) {
-      const ResourceVec& a = nodes_[NodeId(static_cast<NodeId::value_type>(n))].allocatable;
-      std::uint8_t bits = 0;
-      for (int r = 0; r < kResourceCount; ++r)
-        if (a[r] == 0) bits = static_cast<std::uint8_t>(bits | (1u << r));
-      none_allocatable_[n] = bits;
-    }
+    lacks_.assign(nodes_.size(), kLacksUnread);
+  }
+  // Bit r set when the node has none of resource r to allocate.
+  static std::uint8_t lacks_of(const model::Node& n) {
+    std::uint8_t bits = 0;
+    for (int r = 0; r < kResourceCount; ++r)
+      if (n.allocatable[r] == 0) bits = static_cast<std::uint8_t>(bits | (1u << r));
+    return bits;
   }
   void place(NodeId id, std::size_t bucket) {
     bucket_of_[id.index()] = static_cast<std::uint8_t>(bucket);
@@ -132,10 +135,10 @@ class FreeCapacity {
   void refresh_index();
 
   const IdVector<NodeId, model::Node>& nodes_;
-  std::vector<ResourceVec> free_;               // by node index
-  std::vector<double> shared_;                  // by node index
-  std::vector<std::uint8_t> stale_;             // by node index; empty until the first question
-  std::vector<std::uint8_t> none_allocatable_;  // by node index: bit r when allocatable[r] is 0
+  std::vector<ResourceVec> free_;    // by node index
+  std::vector<double> shared_;       // by node index
+  std::vector<std::uint8_t> stale_;  // by node index; empty until the first question
+  std::vector<std::uint8_t> lacks_;  // by node index: lacks_of(node), or kLacksUnread
   // The index: nodes by their free whole GPUs, built at the first walk, then kept by moving
   // the nodes touched since the last walk.
   bool indexed_ = false;
