@@ -41,6 +41,17 @@ Task fraction(unsigned id, double f, TaskStatus status, std::string group) {
   return t;
 }
 
+// A pod asking for `gpus` whole GPUs (0: a CPU pod) and `cpu` millicores.
+Task whole_gpus(unsigned id, int gpus, double cpu) {
+  Task t;
+  t.id = TaskId(id);
+  if (gpus > 0) t.gpu = GpuRequirement::with_gpus(gpus, 0);
+  sim::at(t.request, Resource::GPU) = gpus;
+  sim::at(t.request, Resource::CPU) = cpu;
+  sim::at(t.request, Resource::PODS) = 1;
+  return t;
+}
+
 double gpu(const sim::ResourceVec& v) { return sim::at(v, Resource::GPU); }
 
 }  // namespace
@@ -126,12 +137,7 @@ TEST_CASE("a group whose only fraction is releasing counts as one releasing GPU"
 
 TEST_CASE("whole-GPU pods use the idle and releasing vectors", "[model][node]") {
   Node n = l40s(4);
-  Task t;
-  t.id = TaskId(7);
-  t.gpu = GpuRequirement::with_gpus(2, 0);
-  sim::at(t.request, Resource::GPU) = 2;
-  sim::at(t.request, Resource::CPU) = 1000;
-  sim::at(t.request, Resource::PODS) = 1;
+  Task t = whole_gpus(7, 2, 1000);
   t.status = TaskStatus::RUNNING;
   CHECK(n.task_fits(t, n.idle, false));
   n.add_task(t);
@@ -161,12 +167,7 @@ TEST_CASE("GPU memory conversions keep KAI's floating-point artefacts",
 
 TEST_CASE("a task that does not fit names what the node lacks", "[model][node]") {
   Node n = l40s(1);
-  Task t;
-  t.id = TaskId(3);
-  t.gpu = GpuRequirement::with_gpus(2, 0);
-  sim::at(t.request, Resource::GPU) = 2;
-  sim::at(t.request, Resource::CPU) = 40000;
-  sim::at(t.request, Resource::PODS) = 1;
+  Task t = whole_gpus(3, 2, 40000);
   CHECK_FALSE(n.task_fits(t, n.idle, false));
   CHECK(n.lacking(t, n.idle, false) == "cpu, gpu");
   sim::at(t.request, Resource::CPU) = 1000;
@@ -185,14 +186,8 @@ TEST_CASE("a task that does not fit names what the node lacks", "[model][node]")
 TEST_CASE("plain pods are fitted on their request vector alone, as the full check fits them",
           "[model][node]") {
   Node n = l40s(2);
-  Task whole;
-  whole.id = TaskId(5);
-  whole.gpu = GpuRequirement::with_gpus(1, 0);
-  sim::at(whole.request, Resource::GPU) = 1;
-  sim::at(whole.request, Resource::CPU) = 1000;
-  Task cpu;
-  cpu.id = TaskId(6);
-  sim::at(cpu.request, Resource::CPU) = 40000;
+  Task whole = whole_gpus(5, 1, 1000);
+  Task cpu = whole_gpus(6, 0, 40000);
   CHECK(whole.fits_by_vector_only());
   CHECK(cpu.fits_by_vector_only());
   // A fraction is fitted on the node's shared GPUs, a GPU-memory request through the node's
