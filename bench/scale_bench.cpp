@@ -38,9 +38,6 @@ struct Cluster {
   sim::model::ClusterState state;
 };
 
-// `kaisim gen cluster`'s pods per node when not told (ClusterGenOptions::pods).
-constexpr int kPodsPerNode = 35;
-
 // Generated and read once per (nodes, pending pods; 0: the generator's twentieth of the pods).
 const Cluster& cluster(int nodes, int pending_pods) {
   static std::map<std::pair<int, int>, std::unique_ptr<Cluster>> cache;
@@ -109,7 +106,7 @@ void BM_CyclePending(benchmark::State& state) {
 }
 void BM_CycleFewPending(benchmark::State& state) {
   const int nodes = static_cast<int>(state.range(0));
-  run_cycle(state, cluster(nodes, nodes * kPodsPerNode / 200));
+  run_cycle(state, cluster(nodes, nodes * sim::api::kDefaultPodsPerNode / 200));
 }
 
 void BM_ReplayDay(benchmark::State& state) {

@@ -746,7 +746,7 @@ GeneratedCluster generate_cluster(const ClusterGenOptions& options) {
   if (o.nodes < 1 || o.nodes > 20'000)
     throw InputError({}, "nodes", "must be between 1 and 20000, got " + std::to_string(o.nodes));
   const long long system = static_cast<long long>(o.nodes) * kSystemPodsPerNode;
-  if (o.pods < 0) o.pods = 35 * o.nodes;
+  if (o.pods < 0) o.pods = kDefaultPodsPerNode * o.nodes;
   if (o.pods < system || o.pods > static_cast<long long>(o.nodes) * kPodsPerNode) {
     throw InputError({}, "pods",
                      "must be between " + std::to_string(system) + " (the system pods, " +

@@ -14,10 +14,13 @@
 
 namespace sim::api {
 
+/// Pods per node when ClusterGenOptions::pods is not given (large shared GPU clusters' shape).
+inline constexpr int kDefaultPodsPerNode = 35;
+
 struct ClusterGenOptions {
   std::uint64_t seed = 1;
   int nodes = 1000;
-  int pods = -1;          ///< all pods incl. system and pending; -1: 35 per node
+  int pods = -1;          ///< all pods incl. system and pending; -1: kDefaultPodsPerNode each
   int pending_pods = -1;  ///< -1: a twentieth of the pods
   int queues = -1;        ///< leaf queues; -1: nodes / 8 within [50, 500]
   int levels = 3;         ///< queue levels, 2 or 3

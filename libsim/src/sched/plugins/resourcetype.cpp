@@ -15,15 +15,20 @@ class ResourceType final : public Plugin, public NodeScorer {
              std::vector<char>&) override {
     const model::Task& t = ssn.state.tasks[task];
     if (!t.is_cpu_only()) return;
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-      if (ssn.state.nodes[nodes[i]].is_cpu_only_node()) scores[i] += kResourceType;
-    }
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      scores[i] += cpu_node_score(ssn.state.nodes[nodes[i]]);
   }
 
   bool node_local(const Session&, const model::Task&) const override { return true; }
   double local_score(const Session&, const model::Task& task, const model::Node& node,
                      const ScoreRange&) const override {
-    return task.is_cpu_only() && node.is_cpu_only_node() ? kResourceType : 0;
+    return task.is_cpu_only() ? cpu_node_score(node) : 0;
+  }
+
+ private:
+  // A CPU-only pod's score of a node (asked once per pod, then node by node).
+  static double cpu_node_score(const model::Node& node) {
+    return node.is_cpu_only_node() ? kResourceType : 0;
   }
 };
 
