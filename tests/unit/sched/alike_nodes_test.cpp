@@ -11,6 +11,7 @@
 #include "sim/sched/cycle.hpp"
 #include "sim/sched/framework/node_fit.hpp"
 #include "sim/sched/framework/statement.hpp"
+#include "task_named.hpp"
 
 namespace {
 
@@ -57,14 +58,7 @@ spec: {resources: {gpu: {quota: 16, limit: -1, overQuotaWeight: 1}, cpu: {quota:
   return sim::io::load_snapshot({{yaml, "alike.yaml"}}, {}, d);
 }
 
-TaskId task_named(const sim::model::ClusterState& state, const std::string& name) {
-  for (std::size_t i = 0; i < state.tasks.size(); ++i) {
-    const TaskId id(static_cast<TaskId::value_type>(i));
-    if (state.tasks[id].name == name) return id;
-  }
-  FAIL("no pod " << name);
-  return TaskId();
-}
+using sim::test::task_named;
 
 std::vector<NodeId> all_nodes(const sim::model::ClusterState& state) {
   std::vector<NodeId> all;

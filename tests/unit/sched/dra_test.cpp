@@ -11,6 +11,7 @@
 #include "sim/sched/framework/invariants.hpp"
 #include "sim/sched/framework/statement.hpp"
 #include "sim/sched/plugins/dra_devices.hpp"
+#include "task_named.hpp"
 
 namespace {
 
@@ -77,14 +78,7 @@ sim::model::ClusterState load(const std::string& text) {
   return sim::io::load_snapshot({{text, "dra.yaml"}}, {}, d);
 }
 
-sim::TaskId task_named(const sim::model::ClusterState& s, const std::string& name) {
-  for (std::size_t i = 0; i < s.tasks.size(); ++i) {
-    if (s.tasks[sim::TaskId(static_cast<sim::TaskId::value_type>(i))].name == name)
-      return sim::TaskId(static_cast<sim::TaskId::value_type>(i));
-  }
-  FAIL("no task " << name);
-  return sim::TaskId::invalid();
-}
+using sim::test::task_named;
 
 }  // namespace
 

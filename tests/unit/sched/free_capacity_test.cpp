@@ -15,6 +15,7 @@
 #include "sim/sched/cycle.hpp"
 #include "sim/sched/framework/node_fit.hpp"
 #include "sim/sched/framework/statement.hpp"
+#include "task_named.hpp"
 
 namespace {
 
@@ -43,14 +44,7 @@ std::string cluster() {
   return text + pod("wait", "", 3);
 }
 
-sim::TaskId task_named(const sim::model::ClusterState& state, const std::string& name) {
-  for (std::size_t t = 0; t < state.tasks.size(); ++t) {
-    const sim::TaskId id(static_cast<sim::TaskId::value_type>(t));
-    if (state.tasks[id].name == name) return id;
-  }
-  FAIL("no pod " << name);
-  return {};
-}
+using sim::test::task_named;
 
 // Every answer of the table and the index against the nodes' books as they are now.
 void check_against_books(sim::sched::Session& ssn) {

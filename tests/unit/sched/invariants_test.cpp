@@ -7,6 +7,7 @@
 #include "sim/sched/actions/actions.hpp"
 #include "sim/sched/cycle.hpp"
 #include "sim/sched/plugins/proportion.hpp"
+#include "task_named.hpp"
 
 namespace {
 
@@ -104,13 +105,7 @@ spec: {schedulerName: kai-scheduler, containers: [{name: c, resources: {requests
   return sim::io::load_snapshot({{text, "moved.yaml"}}, {}, d);
 }
 
-sim::TaskId task_named(const sim::model::ClusterState& state, const std::string& name) {
-  for (const sim::model::Task& t : state.tasks) {
-    if (t.name == name) return t.id;
-  }
-  FAIL("no pod " << name);
-  return sim::TaskId(0);
-}
+using sim::test::task_named;
 
 }  // namespace
 

@@ -9,6 +9,7 @@
 #include "sim/sched/cycle.hpp"
 #include "sim/sched/framework/node_fit.hpp"
 #include "sim/sched/framework/statement.hpp"
+#include "task_named.hpp"
 
 namespace {
 
@@ -48,13 +49,7 @@ sim::model::ClusterState cluster(const std::string& pods) {
   return state;
 }
 
-TaskId task_named(const sim::model::ClusterState& state, const std::string& name) {
-  for (const sim::model::Task& t : state.tasks) {
-    if (t.name == name) return t.id;
-  }
-  FAIL("no task " << name);
-  return TaskId::invalid();
-}
+using sim::test::task_named;
 
 std::vector<std::string> names(const sim::model::ClusterState& state,
                                const std::vector<NodeId>& ids) {

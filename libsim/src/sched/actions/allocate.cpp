@@ -52,13 +52,27 @@ bool allocate_task_to_node(Session& ssn, Statement& stmt, TaskId task_id, NodeId
 // `reasons` and `misses` (when given) say why the task was refused, for its fit error; the
 // victim search's virtual placements record none and word none. `orders`: the allocate action's
 // node orders kept for alike pods (alike_nodes.hpp), or nullptr.
-// `in_nodes`: the members of `nodes` by node index, or nullptr (ordered_nodes).
+// `in_nodes`: the members of `nodes` by node index, or nullptr (ordered_nodes). `search`: the
+// victim search's node orders kept through a probe (search_orders.hpp) when `nodes` is the
+// probe's list, or nullptr.
 bool allocate_task(Session& ssn, Statement& stmt, const std::vector<NodeId>& nodes, TaskId task,
                    bool pipeline_only, std::vector<std::string>* reasons, NodeMisses* misses,
-                   AlikeNodeOrders* orders, const std::vector<char>* in_nodes) {
+                   AlikeNodeOrders* orders, const std::vector<char>* in_nodes,
+                   SearchNodeOrders* search) {
   if (std::string why = ssn.pre_predicate(ssn.state.tasks[task]); !why.empty()) {
     if (reasons) reasons->push_back(std::move(why));
     return false;
+  }
+  // The victim search words no reasons: the kept order's walk is the whole of it.
+  if (search != nullptr && reasons == nullptr && misses == nullptr) {
+    if (SearchNodeOrders::Walk* walk = search->walk(task, nodes)) {
+      for (NodeId node; walk->next(node);) {
+        if (fitting_node(ssn, task, node) &&
+            allocate_task_to_node(ssn, stmt, task, node, pipeline_only))
+          return true;
+      }
+      return false;
+    }
   }
   // A pod alike to earlier ones finds the node the walk below would take in the order kept for
   // them, and when no node takes it, maybe the reasons a pod alike to it got. Debug builds walk
@@ -158,7 +172,7 @@ class JobPlacement {
  public:
   JobPlacement(Session& ssn, Statement& stmt, const JobView& view, bool pipeline_only,
                AlikeNodeOrders* orders, const std::vector<NodeId>& all,
-               const std::vector<char>* in_all)
+               const std::vector<char>* in_all, SearchNodeOrders* search)
       : ssn_(ssn),
         stmt_(stmt),
         view_(view),
@@ -166,7 +180,8 @@ class JobPlacement {
         pipeline_only_(pipeline_only),
         orders_(orders),
         all_(&all),
-        in_all_(in_all) {}
+        in_all_(in_all),
+        search_(search) {}
 
   bool place_set(int set, const std::vector<TaskId>& tasks, const std::vector<NodeId>& nodes) {
     if (tasks.empty()) return true;
@@ -238,9 +253,10 @@ class JobPlacement {
     std::vector<std::string> reasons;
     NodeMisses misses;
     // The job's own node list has its members marked; a topology's node set has not.
-    const std::vector<char>* in_nodes = &nodes == all_ ? in_all_ : nullptr;
+    const bool all = &nodes == all_;
     if (allocate_task(ssn_, stmt_, nodes, id, pipeline_only_, pipeline_only_ ? nullptr : &reasons,
-                      pipeline_only_ ? nullptr : &misses, orders_, in_nodes))
+                      pipeline_only_ ? nullptr : &misses, orders_, all ? in_all_ : nullptr,
+                      all ? search_ : nullptr))
       return true;
     if (!pipeline_only_) {
       ssn_.record_fit_error(view_.id,
@@ -257,6 +273,7 @@ class JobPlacement {
   AlikeNodeOrders* orders_;
   const std::vector<NodeId>* all_;
   const std::vector<char>* in_all_;
+  SearchNodeOrders* search_;
 };
 
 }  // namespace
@@ -270,7 +287,7 @@ std::vector<NodeId> all_nodes(const Session& ssn) {
 
 bool allocate_job(Session& ssn, Statement& stmt, const std::vector<NodeId>& nodes,
                   const JobView& view, bool pipeline_only, AlikeNodeOrders* orders,
-                  const std::vector<char>* in_nodes) {
+                  const std::vector<char>* in_nodes, SearchNodeOrders* search) {
   const JobId job = view.id;
   ssn.pre_job_allocation(job);
   const std::vector<TaskId> tasks = tasks_to_allocate(ssn, view, !pipeline_only);
@@ -280,7 +297,7 @@ bool allocate_job(Session& ssn, Statement& stmt, const std::vector<NodeId>& node
     return false;
   }
   const std::size_t cp = stmt.checkpoint();
-  JobPlacement placement(ssn, stmt, view, pipeline_only, orders, nodes, in_nodes);
+  JobPlacement placement(ssn, stmt, view, pipeline_only, orders, nodes, in_nodes, search);
   const bool placed = is_single_pod_set(view) && !view.groups->any_topology()
                           ? placement.place_flat(tasks, nodes)
                           : placement.place_set(0, tasks, nodes);

@@ -561,6 +561,9 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
     const TaskId t = all_victims[e];
     stmt->declare_copy(t, static_cast<int>(e) + 1, ssn_.state.tasks[t].status);
   }
+  // The probe's nodes first, then the victims' own this scenario adds: node_orders_ keeps orders
+  // of the first.
+  if (node_orders_ != nullptr) node_orders_->at_base(feasible);
   for (std::size_t e = 0; e < all_victims.size(); ++e) {
     stmt->evict(all_victims[e], ssn_.action, beneficiary, static_cast<int>(e) + 1);
   }
@@ -646,7 +649,7 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
   // Allocates one relevant job; false once the preemptor fails, which ends the scenario.
   auto place = [&](const JobView& job) {
     if (job.id == sc.preemptor.id) {
-      if (!allocate_job(ssn_, *stmt, feasible, job, true, nullptr, &in_feasible_)) {
+      if (!allocate_job(ssn_, *stmt, feasible, job, true, nullptr, &in_feasible_, node_orders_)) {
         preemptor_failed = true;
         return false;
       }
@@ -654,7 +657,7 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
     } else {
       // A victim's job placed first may take the room the preemptor needed: then the jobs
       // popped until the preemptor's turn change nothing.
-      if (allocate_job(ssn_, *stmt, feasible, job, true, nullptr, &in_feasible_) &&
+      if (allocate_job(ssn_, *stmt, feasible, job, true, nullptr, &in_feasible_, node_orders_) &&
           !preemptor_placed && !hopeless && cannot_fit()) {
         hopeless = true;
 #ifdef NDEBUG
@@ -813,6 +816,13 @@ SolveResult JobSolver::solve(const JobView& job) {
   std::sort(pending_index_.begin(), pending_index_.end());
   pending_keys_.resize(pending_views_.size());
   pending_keys_taken_.assign(pending_views_.size(), 0);
+  // Kept while this solve runs: the session's node change log is on meanwhile.
+  SearchNodeOrders node_orders(ssn_);
+  node_orders_ = &node_orders;
+  struct Forget {
+    SearchNodeOrders*& orders;
+    ~Forget() { orders = nullptr; }
+  } forget{node_orders_};
   VictimOrder victims(victims_);
   for (int generator : {kNodeLocalGreedy, kMultiNodeGang}) {
     std::vector<TaskId> recorded_tasks;

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "sim/core/assert.hpp"
+#include "sim/core/lru_slot.hpp"
 #include "sim/sched/framework/node_fit.hpp"
 
 namespace sim::sched {
@@ -195,16 +196,9 @@ AlikeNodeOrders::Order* AlikeNodeOrders::order_for(const model::Task& task,
   }
   seen_once_.erase(seen);
   // A new order, in the place of the one least recently used once there are enough.
-  std::unique_ptr<Order>* slot = nullptr;
-  if (orders_.size() < kKeptOrders) {
-    slot = &orders_.emplace_back();
-  } else {
-    slot = &*std::min_element(orders_.begin(), orders_.end(), [](const auto& a, const auto& b) {
-      return a->last_use < b->last_use;
-    });
-  }
-  *slot = std::make_unique<Order>();
-  Order& o = **slot;
+  std::unique_ptr<Order>& slot = lru_slot(orders_, kKeptOrders);
+  slot = std::make_unique<Order>();
+  Order& o = *slot;
   o.sample = task.id;
   o.offered = offered;
   o.last_use = uses_;

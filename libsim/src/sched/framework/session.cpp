@@ -60,15 +60,16 @@ Session::Session(model::ClusterState& cluster, std::vector<std::unique_ptr<Plugi
 
 void Session::note_node_change(NodeId id) {
   // Bounded: past a few changes per node the readers score every node again anyway.
-  if (node_changes_.size() >= 8 * state.nodes.size() + 1024) {
+  if (node_changes_.size() >= node_log_bound_) {
     node_changes_.clear();
     ++node_change_generation_;
   }
   node_changes_.push_back(id);
 }
 
-void Session::log_node_changes(bool on) {
+void Session::log_node_changes(bool on, std::size_t changes_per_node, std::size_t beyond) {
   node_log_on_ = on;
+  node_log_bound_ = changes_per_node * state.nodes.size() + beyond;
   if (on) return;
   node_changes_.clear();
   ++node_change_generation_;

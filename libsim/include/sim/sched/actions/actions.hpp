@@ -5,6 +5,7 @@
 
 #include "sim/sched/framework/alike_nodes.hpp"
 #include "sim/sched/framework/job_order.hpp"
+#include "sim/sched/framework/search_orders.hpp"
 #include "sim/sched/framework/statement.hpp"
 
 namespace sim::sched {
@@ -15,9 +16,10 @@ namespace sim::sched {
 /// kept for the action's alike pods (alike_nodes.hpp), or nullptr to order the nodes anew.
 /// `in_nodes`: the members of `nodes` by node index, when the caller keeps them (the victim
 /// search), so whole-GPU pods find their nodes in the free-capacity index; or nullptr.
+/// `search`: the victim search's node orders kept through a probe (search_orders.hpp), or nullptr.
 bool allocate_job(Session& ssn, Statement& stmt, const std::vector<NodeId>& nodes,
                   const JobView& job, bool pipeline_only, AlikeNodeOrders* orders = nullptr,
-                  const std::vector<char>* in_nodes = nullptr);
+                  const std::vector<char>* in_nodes = nullptr, SearchNodeOrders* search = nullptr);
 
 void run_allocate(Session& ssn);
 void run_reclaim(Session& ssn);

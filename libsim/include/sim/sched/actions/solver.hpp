@@ -17,6 +17,7 @@
 #include "sim/core/position_index.hpp"
 #include "sim/sched/framework/job_queue.hpp"
 #include "sim/sched/framework/scenario.hpp"
+#include "sim/sched/framework/search_orders.hpp"
 #include "sim/sched/framework/statement.hpp"
 
 namespace sim::sched {
@@ -78,6 +79,8 @@ class JobSolver {
   std::unique_ptr<JobQueue> order_queue_;       ///< solve_scenario's job queue, reset for each
   /// The current probe's preemptor pods when alike (alike_pending_tasks), else empty.
   std::vector<TaskId> alone_tasks_;
+  /// The node orders kept while solve() runs (search_orders.hpp), else nullptr.
+  SearchNodeOrders* node_orders_ = nullptr;
   ScenarioValidator validator_;
   VictimQueueFactory victims_;
 };

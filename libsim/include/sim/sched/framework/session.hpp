@@ -83,8 +83,9 @@ class Session {
     free_capacity.touch(id);
     return state.nodes[id];
   }
-  /// Turns the node change log on (for readers that keep positions in it) or off (cleared).
-  void log_node_changes(bool on);
+  /// Turns the node change log on (for readers that keep positions in it) or off (cleared). It
+  /// is cleared (a new generation) past `changes_per_node` changes per node plus `beyond`.
+  void log_node_changes(bool on, std::size_t changes_per_node = 8, std::size_t beyond = 1024);
   /// The nodes node() handed out since the log was last cleared, oldest first (a node once per
   /// call: a reader may have read the log between two changes of one node).
   const std::vector<NodeId>& node_changes() const { return node_changes_; }
@@ -213,6 +214,7 @@ class Session {
   std::vector<NodeId> node_changes_;
   std::uint64_t node_change_generation_ = 0;
   bool node_log_on_ = false;
+  std::size_t node_log_bound_ = 0;
   bool any_pod_anti_affinity_ = false;
 };
 
