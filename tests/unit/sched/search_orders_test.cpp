@@ -85,8 +85,9 @@ TEST_CASE("a probe's kept order hands out the fresh order through its scenarios"
   sim::sched::SearchNodeOrders orders(ssn, 1);
   orders.at_base(probe);
   const TaskId c0 = task_named(state, "c-0");
-  // Kept from the fourth placement with the same requests, nodes and ranges.
-  for (int i = 0; i < 3; ++i)
+  // Kept from the kSightingsToKeep-th placement with the same requests, nodes and ranges.
+  constexpr int kSightings = sim::sched::SearchNodeOrders::kSightingsToKeep;
+  for (int i = 1; i < kSightings; ++i)
     CHECK(walk(orders, ssn, c0, probe) == std::vector<std::string>{"none kept"});
   // Binpack: the least free node that fits first (node-0's 4 CPUs do not fit 8).
   CHECK(walk(orders, ssn, c0, probe) ==
@@ -120,13 +121,15 @@ TEST_CASE("a probe's kept order hands out the fresh order through its scenarios"
   CHECK(walk(orders, ssn, c0, probe) ==
         std::vector<std::string>{"node-4", "node-1", "node-2", "node-3"});
 
-  // A scenario that moves the range: run-0 evicted, so the least free node has 24 CPUs. Another
-  // order, kept from its fourth placement; the first order still serves the probe afterwards.
+  // A scenario that moves the range: run-0 evicted, so the least free node has 14 CPUs. Another
+  // order, kept from its kSightingsToKeep-th placement; the first order still serves the probe
+  // afterwards.
   {
     sim::sched::Statement stmt(ssn);
     stmt.evict(task_named(state, "run-0"), "reclaim", sim::JobId::invalid());
-    std::vector<std::string> last;
-    for (int i = 0; i < 4; ++i) last = walk(orders, ssn, c0, probe);
+    for (int i = 1; i < kSightings; ++i)
+      CHECK(walk(orders, ssn, c0, probe) == std::vector<std::string>{"none kept"});
+    const std::vector<std::string> last = walk(orders, ssn, c0, probe);
     // node-0's 64 free CPUs are mostly releasing: the pod does not fit it idle, so node-3 first.
     CHECK(last == std::vector<std::string>{"node-4", "node-1", "node-2", "node-3", "node-0"});
     stmt.discard();

@@ -11,14 +11,11 @@
 namespace sim::sched {
 namespace {
 
-// Orders kept at once: a probe places a few shapes of pods, each with a few ranges (8 orders
-// were built twice as often at 1,000 nodes).
-constexpr std::size_t kKeptOrders = 32;
+// Orders kept at once: a probe places a few shapes of pods, each with a few ranges. (32 kept
+// orders were built half as often at 1,000 nodes, but ran 7% more instructions on the seed-3
+// cluster, looking through more orders at each placement.)
+constexpr std::size_t kKeptOrders = 8;
 
-// Building an order costs a few plain orderings, and a probe may place a shape only a few times:
-// kept from the fourth placement of the same requests, nodes and ranges (at 1,000 nodes, 4,900
-// orders built for 221,000 placements against 18,700 from the second).
-constexpr int kSightingsToKeep = 4;
 constexpr std::uint32_t kNotKept = 0xFFFFFFFFu;
 
 // A CPU pod or a fraction whose fit and scores read nothing of it but its requests: no MIG, DRA
@@ -319,16 +316,9 @@ SearchNodeOrders::Walk* SearchNodeOrders::walk(TaskId task_id, const std::vector
   if (found != nullptr && found != first) bring_up_to_date(*found);
   if (found == nullptr) {
     const auto kept_end = offered.begin() + static_cast<std::ptrdiff_t>(kept_first);
-    if (want.empty()) {
-      want.assign(ssn.hooks.node_scorers.size(), ScoreRange{});
-      for (std::size_t s = 0; s < want.size(); ++s) {
-        for (NodeId id : offered) {
-          if (const auto v = ssn.hooks.node_scorers[s]->range_value(ssn, task, ssn.state.nodes[id]))
-            want[s].add(*v);
-        }
-      }
-    }
-    // Kept from the kSightingsToKeep-th placement with these requests, nodes and ranges.
+    // Kept from the kSightingsToKeep-th placement with these requests, nodes and ranges. With no
+    // order for these requests yet, the ranges are worked out only when one is built (each
+    // costs a pass over the nodes): the sightings count the requests alone.
     auto sighting = std::find_if(sightings_.begin(), sightings_.end(), [&](const Sighting& s) {
       return s.probe == probe_ && s.ranges == want && ssn.state.tasks[s.task].same_requests(task);
     });
@@ -339,6 +329,15 @@ SearchNodeOrders::Walk* SearchNodeOrders::walk(TaskId task_id, const std::vector
     }
     if (++sighting->times < kSightingsToKeep) return nullptr;
     sightings_.erase(sighting);
+    if (want.empty()) {
+      want.assign(ssn.hooks.node_scorers.size(), ScoreRange{});
+      for (std::size_t s = 0; s < want.size(); ++s) {
+        for (NodeId id : offered) {
+          if (const auto v = ssn.hooks.node_scorers[s]->range_value(ssn, task, ssn.state.nodes[id]))
+            want[s].add(*v);
+        }
+      }
+    }
     // A new order, in the place of the one least recently used once there are enough.
     std::unique_ptr<Order>& slot = lru_slot(orders_, kKeptOrders);
     slot = std::make_unique<Order>();
