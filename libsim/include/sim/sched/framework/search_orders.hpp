@@ -12,7 +12,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <vector>
 
 #include "sim/sched/framework/session.hpp"
@@ -76,7 +75,6 @@ class SearchNodeOrders {
  private:
   struct Order;
   struct Sighting;
-  Order* order_for(const model::Task& task, const std::vector<NodeId>& offered);
 
   Session& ssn_;
   std::size_t fewest_probe_nodes_;
