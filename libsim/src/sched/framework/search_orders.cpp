@@ -351,7 +351,7 @@ SearchNodeOrders::Walk* SearchNodeOrders::walk(TaskId task_id, const std::vector
   Order& order = *found;
   order.last_use = uses_;
   order.sample = task_id;
-  own_places(order);
+  if (found != first) own_places(order);  // the first order's were found with the ranges
   // Beside the order: its dirty nodes as they are now, and the scenario's own nodes.
   const std::vector<std::uint32_t>& ranks = ssn.node_name_ranks();
   Walk& walk = walk_;
