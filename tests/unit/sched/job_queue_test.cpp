@@ -98,6 +98,49 @@ TEST_CASE("a job queue pops borrowed views in the order of views pushed by value
   CHECK(drain(ssn, queue) == std::vector<std::string>{"j1", "j2"});
 }
 
+TEST_CASE("a batch of jobs pushed at once comes out as the same jobs pushed one by one",
+          "[sched][job_queue]") {
+  sim::Diagnostics d;
+  sim::model::ClusterState state = sim::io::load_snapshot({{cluster(), "c.yaml"}}, {}, d);
+  sim::sched::Session ssn = sim::sched::open_session(state);
+  std::vector<sim::sched::JobView> all;
+  for (sim::JobId j : ssn.jobs_by_name()) all.push_back(sim::sched::full_view(ssn, j));
+  REQUIRE(all.size() == 6);  // j1 .. j6
+
+  // As the victim solver uses it: the batch is every pending job but a victim's (j5, queued as
+  // an extra) and the preemptor's (j3, queued as its own view, also an extra).
+  std::vector<sim::sched::JobView> batch;
+  for (const sim::sched::JobView& v : all) {
+    if (ssn.state.jobs[v.id].name != "j5") batch.push_back(v);
+  }
+  const sim::sched::JobView own = all[2];
+  const sim::sched::JobView& victim = all[4];
+  sim::sched::JobQueue batched(ssn, false, true), one_by_one(ssn, false, true);
+  REQUIRE(batched.batchable());
+  std::vector<sim::sched::JobQueue::JobKeys> keys;
+  for (const sim::sched::JobView& v : batch) keys.push_back(batched.keys_of(v));
+  batched.set_batch(batch, keys, own.id);
+  // Each extra with how many batch views come before it.
+  const std::vector<std::pair<std::size_t, const sim::sched::JobView*>> extras = {{2, &own},
+                                                                                  {4, &victim}};
+  const std::vector<const sim::sched::JobView*> pushed = {&batch[0], &batch[1], &own,
+                                                          &batch[3], &victim,   &batch[4]};
+  for (int use = 0; use < 2; ++use) {  // the second use sorts no leaf again
+    batched.reset();
+    one_by_one.reset();
+    batched.push_batch(extras);
+    for (const sim::sched::JobView* v : pushed) one_by_one.push_borrowed(*v);
+    std::vector<const sim::sched::JobView*> popped;
+    while (const sim::sched::JobView* v = one_by_one.pop_view()) {
+      CHECK(batched.pop_view() == v);
+      popped.push_back(v);
+    }
+    CHECK(batched.empty());
+    CHECK(popped.size() == 6);
+    CHECK(std::find(popped.begin(), popped.end(), &own) != popped.end());  // not batch[2]
+  }
+}
+
 TEST_CASE("a session lists each queue's jobs by their places in name order", "[sched][job_queue]") {
   sim::Diagnostics d;
   sim::model::ClusterState state = sim::io::load_snapshot({{cluster(), "c.yaml"}}, {}, d);

@@ -485,34 +485,58 @@ const JobView& JobSolver::victim_view(JobId job) {
   return victim_views_[p];
 }
 
+// With unique names: the scenario's own jobs in jobs_to_allocate's order (the victims' jobs and
+// the preemptor's partial view; a pending one's pending view), each with how many pending views
+// come before it.
+const std::vector<std::pair<std::size_t, const JobView*>>& JobSolver::own_jobs(
+    const JobView& preemptor, const std::vector<JobId>& victim_jobs) {
+  const std::vector<std::uint32_t>& rank = ssn_.job_name_ranks();
+  std::vector<JobId>& extra = order_ids_;
+  extra.assign(victim_jobs.begin(), victim_jobs.end());
+  extra.push_back(preemptor.id);
+  std::sort(extra.begin(), extra.end(),
+            [&](JobId a, JobId b) { return rank[a.index()] < rank[b.index()]; });
+  extra.erase(std::unique(extra.begin(), extra.end()), extra.end());
+  own_jobs_.clear();
+  for (JobId j : extra) {
+    const auto at = std::partition_point(
+        pending_views_.begin(), pending_views_.end(),
+        [&](const JobView& v) { return rank[v.id.index()] < rank[j.index()]; });
+    const auto before = static_cast<std::size_t>(at - pending_views_.begin());
+    const bool pending = at != pending_views_.end() && at->id == j;
+    const JobView* view = j == preemptor.id ? &preemptor : pending ? &*at : &victim_view(j);
+    own_jobs_.emplace_back(before, view);
+  }
+  return own_jobs_;
+}
+
+bool JobSolver::is_pending(JobId job) const {
+  auto at = std::lower_bound(pending_index_.begin(), pending_index_.end(),
+                             std::pair<JobId, std::size_t>(job, 0));
+  return at != pending_index_.end() && at->first == job;
+}
+
+void JobSolver::take_pending_keys(std::size_t p) {
+  if (pending_keys_taken_[p]) return;
+  pending_keys_[p] = order_queue_->keys_of(pending_views_[p]);
+  pending_keys_taken_[p] = 1;
+}
+
 // GetJobsToAllocate's jobs in the order kaisim pushes them (KAI walks a map: PodGroup name order
 // is one it can take): the victims' jobs, every job with a pending pod and the preemptor (its
 // partial view), each once. The pending jobs' views are the solve's own, pushed borrowed.
 const std::vector<const JobView*>& JobSolver::jobs_to_allocate(
     const JobView& preemptor, const std::vector<JobId>& victim_jobs) {
-  if (const std::vector<std::uint32_t>& rank = ssn_.job_name_ranks(); !rank.empty()) {
+  if (!ssn_.job_name_ranks().empty()) {
     // Names are unique, and the pending views are in name order already: merge in the few
     // others (the victims' jobs, the preemptor) instead of sorting every job again.
-    std::vector<JobId>& extra = order_ids_;
-    extra.assign(victim_jobs.begin(), victim_jobs.end());
-    extra.push_back(preemptor.id);
-    std::sort(extra.begin(), extra.end(),
-              [&](JobId a, JobId b) { return rank[a.index()] < rank[b.index()]; });
-    extra.erase(std::unique(extra.begin(), extra.end()), extra.end());
     std::vector<const JobView*>& out = order_views_;
     out.clear();
     std::size_t p = 0;
-    for (JobId j : extra) {
-      for (; p < pending_views_.size() && rank[pending_views_[p].id.index()] < rank[j.index()]; ++p)
-        out.push_back(&pending_views_[p]);
-      const bool pending = p < pending_views_.size() && pending_views_[p].id == j;
-      if (j == preemptor.id)
-        out.push_back(&preemptor);
-      else if (pending)
-        out.push_back(&pending_views_[p]);
-      else
-        out.push_back(&victim_view(j));
-      if (pending) ++p;
+    for (const auto& [before, view] : own_jobs(preemptor, victim_jobs)) {
+      for (; p < before; ++p) out.push_back(&pending_views_[p]);
+      if (p < pending_views_.size() && pending_views_[p].id == view->id) ++p;  // its own view
+      out.push_back(view);
     }
     for (; p < pending_views_.size(); ++p) out.push_back(&pending_views_[p]);
     return out;
@@ -625,24 +649,57 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
   auto is_relevant = [&](JobId j) { return j == sc.preemptor.id || is_victim_job(j); };
   std::vector<const JobView*>& waiting = relevant_views_;  // relevant and pushed, not popped yet
   waiting.clear();
-  const JobView* const pending_begin = pending_views_.data();
-  const JobView* const pending_end = pending_begin + pending_views_.size();
-  for (const JobView* view : jobs_to_allocate(sc.preemptor, victim_jobs)) {
-    const bool relevant = is_relevant(view->id);
-    if (!relevant && order.keys_at_push() && view >= pending_begin && view < pending_end) {
-      // A job this scenario only queues has the pods the solve found: its keys of last time.
-      const auto p = static_cast<std::size_t>(view - pending_begin);
-      if (!pending_keys_taken_[p]) {
-        pending_keys_[p] = order.keys_of(*view);
-        pending_keys_taken_[p] = 1;
-      }
-      order.push_borrowed(*view, pending_keys_[p]);
-    } else {
-      order.push_borrowed(*view);
-    }
+  auto note_waiting = [&](const JobView* view) {
     const QueueId q = ssn_.state.jobs[view->id].queue;
-    if (relevant && q.valid() && ssn_.state.queue_tree.is_leaf(q)) waiting.push_back(view);
+    if (q.valid() && ssn_.state.queue_tree.is_leaf(q)) waiting.push_back(view);
+  };
+  // The pending jobs every scenario of the solve queues go in as the queue's batch, unless a
+  // victim's job is one of them (its pods then differ from the batch's).
+  const bool batched = order.batchable() && std::none_of(victim_jobs.begin(), victim_jobs.end(),
+                                                         [&](JobId j) { return is_pending(j); });
+  if (batched) {
+    if (!batch_set_) {
+      // The keys jobs_to_allocate's loop below would take now: every pending job but the
+      // preemptor is queued without being placed.
+      for (std::size_t p = 0; p < pending_views_.size(); ++p) {
+        if (pending_views_[p].id != sc.preemptor.id) take_pending_keys(p);
+      }
+      order.set_batch(pending_views_, pending_keys_, sc.preemptor.id);
+      batch_set_ = true;
+      batch_skip_ = sc.preemptor.id;
+    }
+    SIM_ASSERT(batch_skip_ == sc.preemptor.id);
+    for (const auto& [before, view] : own_jobs(sc.preemptor, victim_jobs)) note_waiting(view);
+    order.push_batch(own_jobs_);
+  } else {
+    const JobView* const pending_begin = pending_views_.data();
+    const JobView* const pending_end = pending_begin + pending_views_.size();
+    for (const JobView* view : jobs_to_allocate(sc.preemptor, victim_jobs)) {
+      const bool relevant = is_relevant(view->id);
+      if (!relevant && order.keys_at_push() && view >= pending_begin && view < pending_end) {
+        // A job this scenario only queues has the pods the solve found: its keys of last time.
+        const auto p = static_cast<std::size_t>(view - pending_begin);
+        take_pending_keys(p);
+        order.push_borrowed(*view, pending_keys_[p]);
+      } else {
+        order.push_borrowed(*view);
+      }
+      if (relevant) note_waiting(view);
+    }
   }
+#ifndef NDEBUG
+  // The proof of the batch: a queue of the same jobs pushed one by one hands out the same jobs.
+  JobQueue shadow(ssn_, false, true);
+  for (const JobView* view : jobs_to_allocate(sc.preemptor, victim_jobs))
+    shadow.push_borrowed(*view);
+#endif
+  auto pop = [&]() -> const JobView* {
+    const JobView* job = order.pop_view();
+#ifndef NDEBUG
+    SIM_ASSERT(job == shadow.pop_view());
+#endif
+    return job;
+  };
   std::size_t relevant = victim_jobs.size() + (is_victim_job(sc.preemptor.id) ? 0 : 1);
   bool preemptor_placed = false;
   bool preemptor_failed = false;
@@ -690,7 +747,7 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
       // as the queue compares the keys its jobs had when pushed).
       std::size_t next = 0;
       while (next < waiting.size() && !order.empty()) {
-        const JobView* job = order.pop_view();
+        const JobView* job = pop();
         if (job != nullptr && is_relevant(job->id)) SIM_ASSERT(job == waiting[next++]);
       }
       SIM_ASSERT(next == waiting.size());
@@ -700,7 +757,7 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
       }
       break;
     }
-    const JobView* job = order.pop_view();
+    const JobView* job = pop();
     if (job == nullptr) break;
     if (!is_relevant(job->id)) continue;
     --relevant;
@@ -816,6 +873,7 @@ SolveResult JobSolver::solve(const JobView& job) {
   std::sort(pending_index_.begin(), pending_index_.end());
   pending_keys_.resize(pending_views_.size());
   pending_keys_taken_.assign(pending_views_.size(), 0);
+  batch_set_ = false;
   // Kept while this solve runs: the session's node change log is on meanwhile.
   SearchNodeOrders node_orders(ssn_);
   node_orders_ = &node_orders;

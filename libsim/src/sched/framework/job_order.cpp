@@ -27,6 +27,15 @@ ResourceVec request_quantities(const model::Task& t, std::optional<std::int64_t>
 
 namespace {
 
+ResourceVec plain_allocated_quantities(const Session& ssn, const JobView& job) {
+  ResourceVec sum = ResourceVec::Zero();
+  for (TaskId t : job.tasks) {
+    const model::Task& task = ssn.state.tasks[t];
+    if (model::is_allocated(task.status)) sum += request_quantities(task, std::nullopt);
+  }
+  return sum;
+}
+
 ResourceVec plain_tasks_to_allocate_quantities(const Session& ssn, const JobView& job) {
   ResourceVec sum = ResourceVec::Zero();
   for (TaskId id : tasks_to_allocate(ssn, job, false)) {
@@ -79,6 +88,7 @@ AllocationMemo& current_allocation_memo(const Session& ssn, const JobView& job) 
   for (TaskId t : job.tasks) memo.states.push_back(memo_state(ssn.state.tasks[t]));
   memo.epoch = ssn.status_epoch();
   memo.quantities.reset();
+  memo.allocated.reset();
   memo.min_state.reset();
   return memo;
 }
@@ -91,6 +101,16 @@ ResourceVec tasks_to_allocate_quantities(const Session& ssn, const JobView& job)
     SIM_ASSERT((*memo.quantities == plain_tasks_to_allocate_quantities(ssn, job)).all());
   }
   return *memo.quantities;
+}
+
+ResourceVec allocated_quantities(const Session& ssn, const JobView& job) {
+  AllocationMemo& memo = current_allocation_memo(ssn, job);
+  if (!memo.allocated) {
+    memo.allocated = plain_allocated_quantities(ssn, job);
+  } else {
+    SIM_ASSERT((*memo.allocated == plain_allocated_quantities(ssn, job)).all());
+  }
+  return *memo.allocated;
 }
 
 }  // namespace sim::sched

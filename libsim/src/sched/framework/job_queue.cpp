@@ -2,94 +2,48 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
+#include "leaf_jobs.hpp"
 #include "sim/core/assert.hpp"
 
 namespace sim::sched {
 
 namespace {
 
-// A leaf's jobs. Go's heap, or, when the jobs' order is total (keys taken at push, unique names,
-// not negated), a list sorted only when the leaf is first popped: a heap of a total order hands
-// out its least job whatever its layout, and its top while jobs are pushed is the least so far.
-// The solver pushes every pending job into each scenario's queue and pops a few leaves.
-class LeafJobs {
- public:
-  using Less = GoHeap<std::size_t>::Less;
-  explicit LeafJobs(Less less) : heap_(less), less_(std::move(less)) {}
-
-  void reset(bool total_order) {
-    heap_.clear();
-    items_.clear();
-    total_ = total_order;
-    sorted_ = false;
-    scanned_ = 0;
-  }
-  bool empty() const { return total_ ? items_.empty() : heap_.empty(); }
-  std::size_t top() const {
-    if (!total_) return heap_.top();
-    if (sorted_) return items_.back();
-    // The least pushed so far, found when asked: most leaves of a scenario's queue are never
-    // compared again after their first job, nor popped.
-    for (; scanned_ < items_.size(); ++scanned_) {
-      if (scanned_ == 0 || less_(items_[scanned_], least_)) least_ = items_[scanned_];
-    }
-    return least_;
-  }
-  void push(std::size_t job) {
-    if (!total_) {
-      heap_.push(job);
-    } else if (sorted_) {
-      // Greatest first, so that the least is popped from the back.
-      auto at = std::lower_bound(items_.begin(), items_.end(), job,
-                                 [&](std::size_t x, std::size_t v) { return less_(v, x); });
-      items_.insert(at, job);
-    } else {
-      items_.push_back(job);
-    }
-  }
-  std::size_t pop() {
-    if (!total_) return heap_.pop();
-    if (!sorted_) {
-      std::sort(items_.begin(), items_.end(),
-                [&](std::size_t a, std::size_t b) { return less_(b, a); });
-      sorted_ = true;
-#ifndef NDEBUG
-      // The order is total: no two jobs tie.
-      for (std::size_t i = 1; i < items_.size(); ++i) SIM_ASSERT(less_(items_[i], items_[i - 1]));
-#endif
-    }
-    const std::size_t job = items_.back();
-    items_.pop_back();
-    return job;
-  }
-
- private:
-  GoHeap<std::size_t> heap_;
-  Less less_;
-  bool total_ = false;
-  bool sorted_ = false;
-  std::vector<std::size_t> items_;   // total order: pushed jobs (once sorted: greatest first)
-  mutable std::size_t least_ = 0;    // total order, not sorted yet: the least of the scanned
-  mutable std::size_t scanned_ = 0;  // items_ up to here are folded into least_
-};
-
 // A node's key (SessionHooks::queue_order_key) with what it was worked out from: its head job
 // then, and the session's counts. Heads change only when a job is popped or pushed, allocations
 // only when a pod is placed or evicted, so the scenario queues' many comparisons between
-// placements reuse it.
+// placements reuse it. With keys taken at push, the node's version and the queue's clock then
+// say whether its head may have changed, without finding the head (key_of).
 struct KeyMemo {
   ViewStamp head;
   std::uint64_t allocations = 0;  ///< Session::allocation_epoch
   QueueOrderKey key;
+  bool versioned = false;  ///< version and clock below are the node's and queue's at the key
+  std::uint64_t version = 0;
+  std::size_t clock = 0;
 };
 
 }  // namespace
+
+// A batch handle: the view's index with the top bit set.
+constexpr std::size_t kBatchHandle = std::size_t{1}
+                                     << (std::numeric_limits<std::size_t>::digits - 1);
+constexpr std::size_t kEveryView = std::numeric_limits<std::size_t>::max();
+
+struct JobQueue::Batch {
+  std::span<const JobView> views;
+  std::span<const JobKeys> keys;
+  std::vector<BatchLeaf> leaves;     // in the order of their first views
+  std::vector<BatchLeaf*> of_queue;  // by queue index
+};
 
 struct JobQueue::Node {
   QueueId queue;
   bool leaf = false;
   bool needs_reorder = false;
+  std::uint64_t version = 0;  // changed whenever the jobs under the node or their order may have
   Node* parent = nullptr;
   KeyMemo key;                                // not in victim mode
   std::unique_ptr<GoHeap<NodePtr>> children;  // non-leaf
@@ -108,6 +62,7 @@ JobQueue::~JobQueue() = default;
 bool JobQueue::empty() const { return !roots_ || roots_->empty(); }
 
 void JobQueue::reset() {
+  batch_in_use_ = false;
   owned_.clear();
   views_.clear();
   keys_.clear();
@@ -127,6 +82,7 @@ JobQueue::Node& JobQueue::new_node(QueueId queue, bool leaf) {
   node.needs_reorder = false;
   node.parent = nullptr;
   node.key.head.valid = false;
+  node.key.versioned = false;
   if (leaf) {
     if (!node.jobs) {
       node.jobs = std::make_unique<LeafJobs>([this](const std::size_t& a, const std::size_t& b) {
@@ -134,7 +90,8 @@ JobQueue::Node& JobQueue::new_node(QueueId queue, bool leaf) {
         return victim_mode_ ? !less : less;
       });
     }
-    node.jobs->reset(keys_at_push_ && !victim_mode_ && !ssn_.job_name_ranks().empty());
+    BatchLeaf* base = batch_in_use_ ? batch_->of_queue[queue.index()] : nullptr;
+    node.jobs->reset(batchable(), base, &clock_);
   } else if (node.children) {
     node.children->clear();
   } else {
@@ -145,11 +102,21 @@ JobQueue::Node& JobQueue::new_node(QueueId queue, bool leaf) {
   return node;
 }
 
+const JobView* JobQueue::view_at(std::size_t handle) const {
+  return (handle & kBatchHandle) != 0 ? &batch_->views[handle & ~kBatchHandle] : views_[handle];
+}
+
+const JobQueue::JobKeys& JobQueue::keys_at(std::size_t handle) const {
+  return (handle & kBatchHandle) != 0 ? batch_->keys[handle & ~kBatchHandle] : keys_[handle];
+}
+
 bool JobQueue::job_less(std::size_t a, std::size_t b) const {
-  if (!keys_at_push_) return ssn_.job_before(*views_[a], *views_[b]);
+  const JobView& va = *view_at(a);
+  const JobView& vb = *view_at(b);
+  if (!keys_at_push_) return ssn_.job_before(va, vb);
   // Session::job_before on the keys taken at push.
-  const JobKeys& ka = keys_[a];
-  const JobKeys& kb = keys_[b];
+  const JobKeys& ka = keys_at(a);
+  const JobKeys& kb = keys_at(b);
   bool less = false;
   bool decided = false;
   for (std::size_t i = 0; i < ssn_.hooks.job_order.size() && !decided; ++i) {
@@ -162,8 +129,8 @@ bool JobQueue::job_less(std::size_t a, std::size_t b) const {
     less = ka.created_ns < kb.created_ns;
     decided = true;
   }
-  if (!decided) less = ssn_.state.jobs[views_[a]->id].name < ssn_.state.jobs[views_[b]->id].name;
-  SIM_ASSERT(less == ssn_.job_before(*views_[a], *views_[b]));
+  if (!decided) less = ssn_.state.jobs[va.id].name < ssn_.state.jobs[vb.id].name;
+  SIM_ASSERT(less == ssn_.job_before(va, vb));
   return less;
 }
 
@@ -175,13 +142,14 @@ bool JobQueue::node_less(Node* l, Node* r) {
   scratch_r_.clear();
   if (!victim_mode_ && ssn_.hooks.queue_order_key) {
     // No victims on either side: the keys decide, or the order's last steps of the two queues.
-    const JobView* l_job = best_pending(l);
-    const JobView* r_job = best_pending(r);
-    int c = QueueOrderKey::compare(order_key(*l, l_job), order_key(*r, r_job));
+    int c = QueueOrderKey::compare(key_of(*l), key_of(*r));
     if (c == 0) c = ssn_.hooks.queue_order_key_tie(ssn_, l->queue, r->queue);
-    if (c == 0) return ssn_.queue_before(l->queue, r->queue, l_job, r_job, scratch_l_, scratch_r_);
-    SIM_ASSERT((c < 0) ==
-               ssn_.queue_before(l->queue, r->queue, l_job, r_job, scratch_l_, scratch_r_));
+    if (c == 0) {
+      return ssn_.queue_before(l->queue, r->queue, best_pending(l), best_pending(r), scratch_l_,
+                               scratch_r_);
+    }
+    SIM_ASSERT((c < 0) == ssn_.queue_before(l->queue, r->queue, best_pending(l), best_pending(r),
+                                            scratch_l_, scratch_r_));
     return c < 0;
   }
   const JobView* l_job = nullptr;
@@ -195,7 +163,7 @@ bool JobQueue::node_less(Node* l, Node* r) {
 const JobView* JobQueue::best_pending(Node* node) {
   Node* leaf = node;
   while (!leaf->leaf) leaf = leaf->children->top();
-  const JobView* job = leaf->jobs->empty() ? nullptr : views_[leaf->jobs->top()];
+  const JobView* job = leaf->jobs->empty() ? nullptr : view_at(leaf->jobs->top());
 #ifndef NDEBUG
   const JobView* pending = nullptr;
   std::vector<const JobView*> victims;
@@ -203,6 +171,24 @@ const JobView* JobQueue::best_pending(Node* node) {
   SIM_ASSERT(pending == job && victims.empty());
 #endif
   return job;
+}
+
+const QueueOrderKey& JobQueue::key_of(Node& node) {
+  KeyMemo& m = node.key;
+  if (keys_at_push_ && m.versioned && m.version == node.version && m.clock == clock_ &&
+      m.allocations == ssn_.allocation_epoch()) {
+#ifndef NDEBUG
+    const JobView* head = best_pending(&node);
+    SIM_ASSERT(m.head.holds(ssn_, head));
+    order_key(node, head);  // compares the memo with a fresh key
+#endif
+    return m.key;
+  }
+  const QueueOrderKey& key = order_key(node, best_pending(&node));
+  m.versioned = true;
+  m.version = node.version;
+  m.clock = clock_;
+  return key;
 }
 
 const QueueOrderKey& JobQueue::order_key(Node& node, const JobView* job) {
@@ -236,7 +222,7 @@ void JobQueue::best_job(Node* node, const JobView*& pending, std::vector<const J
     victims.push_back(views_[node->jobs->top()]);
     return;
   }
-  pending = views_[node->jobs->top()];
+  pending = view_at(node->jobs->top());
 }
 
 void JobQueue::link_ancestors(Node* child, QueueId queue) {
@@ -302,24 +288,87 @@ void JobQueue::push_borrowed(const JobView& view, const JobKeys* keys) {
   mark_for_reorder(leaf);
 }
 
-JobQueue::Node* JobQueue::traverse_to_leaf(GoHeap<NodePtr>& heap) {
+bool JobQueue::batchable() const {
+  return keys_at_push_ && !victim_mode_ && !ssn_.job_name_ranks().empty();
+}
+
+void JobQueue::set_batch(std::span<const JobView> views, std::span<const JobKeys> keys,
+                         JobId skip) {
+  SIM_ASSERT(batchable() && views.size() == keys.size());
+  if (!batch_) batch_ = std::make_unique<Batch>();
+  Batch& b = *batch_;
+  b.views = views;
+  b.keys = keys;
+  b.leaves.clear();
+  b.of_queue.assign(ssn_.state.queue_tree.size(), nullptr);
+  std::vector<std::uint32_t> leaf_of(ssn_.state.queue_tree.size(), 0);  // 1 + index in leaves
+  for (std::size_t p = 0; p < views.size(); ++p) {
+    const JobView& view = views[p];
+    const QueueId queue = ssn_.state.jobs[view.id].queue;
+    // As push_borrowed: jobs of missing or non-leaf queues are not queued.
+    if (view.id == skip || !queue.valid() || !ssn_.state.queue_tree.is_leaf(queue)) continue;
+    std::uint32_t& at = leaf_of[queue.index()];
+    if (at == 0) {
+      b.leaves.emplace_back().queue = static_cast<std::uint32_t>(queue.index());
+      at = static_cast<std::uint32_t>(b.leaves.size());
+    }
+    BatchLeaf& leaf = b.leaves[at - 1];
+    const std::size_t handle = p | kBatchHandle;
+    leaf.least.push_back(
+        leaf.by_push.empty() || job_less(handle, leaf.least.back()) ? handle : leaf.least.back());
+    leaf.by_push.push_back(handle);
+    leaf.positions.push_back(p);
+  }
+  for (BatchLeaf& leaf : b.leaves) b.of_queue[leaf.queue] = &leaf;
+}
+
+void JobQueue::push_batch(std::span<const std::pair<std::size_t, const JobView*>> extras) {
+  SIM_ASSERT(batch_ && views_.empty() && nodes_used_ == 0);
+  batch_in_use_ = true;
+  std::size_t e = 0;
+  for (std::size_t i = 0;; ++i) {
+    const bool more = i < batch_->leaves.size();
+    // An extra goes before the batch's view at its place.
+    const std::size_t first = more ? batch_->leaves[i].positions.front() : kEveryView;
+    for (; e < extras.size() && extras[e].first <= first; ++e) {
+      clock_ = extras[e].first;
+      push_borrowed(*extras[e].second, nullptr);
+    }
+    if (!more) break;
+    // The leaf's first view: a new leaf is linked, as push_borrowed links it; the batch's later
+    // views of a leaf compare with nothing when pushed.
+    clock_ = first + 1;
+    const QueueId queue(batch_->leaves[i].queue);
+    if (nodes_[queue.index()] == nullptr) {
+      Node* leaf = &new_node(queue, true);
+      link_ancestors(leaf, queue);
+      touch(leaf);
+    }
+  }
+  clock_ = kEveryView;
+  // Every push marks its leaf's path, and every node is on a pushed leaf's path.
+  for (std::size_t n = 0; n < nodes_used_; ++n) node_store_[n].needs_reorder = true;
+}
+
+JobQueue::Node* JobQueue::traverse_to_leaf(GoHeap<NodePtr>& heap, Node* owner) {
   for (;;) {
     if (heap.empty()) return nullptr;
     Node* node = heap.top();
     if (node->needs_reorder) {
       heap.fix(0);
       node->needs_reorder = false;
+      touch(owner);  // its head may be another now
       continue;
     }
     if (node->empty()) return nullptr;
     if (node->leaf) return node;
-    return traverse_to_leaf(*node->children);
+    return traverse_to_leaf(*node->children, node);
   }
 }
 
 const JobView* JobQueue::pop_view() {
   if (empty()) return nullptr;
-  Node* leaf = traverse_to_leaf(*roots_);
+  Node* leaf = traverse_to_leaf(*roots_, nullptr);
   if (leaf == nullptr) return nullptr;
   const std::size_t index = leaf->jobs->pop();
   if (victim_mode_) {
@@ -327,7 +376,7 @@ const JobView* JobQueue::pop_view() {
     popped_[leaf->queue.index()].push_back(index);
   }
   handle_pop_from(leaf);
-  return views_[index];
+  return view_at(index);
 }
 
 JobView JobQueue::pop() {
@@ -351,8 +400,14 @@ void JobQueue::handle_pop_from(Node* node) {
 }
 
 void JobQueue::mark_for_reorder(Node* node) {
-  for (Node* current = node; current != nullptr; current = current->parent)
+  for (Node* current = node; current != nullptr; current = current->parent) {
     current->needs_reorder = true;
+    ++current->version;
+  }
+}
+
+void JobQueue::touch(Node* node) {
+  for (Node* current = node; current != nullptr; current = current->parent) ++current->version;
 }
 
 }  // namespace sim::sched

@@ -101,16 +101,6 @@ ResourceVec job_init(const Session& ssn, const JobView* job) {
   return job ? tasks_to_allocate_quantities(ssn, *job) : ResourceVec(ResourceVec::Zero());
 }
 
-// The requests of a view's allocated pods (PodGroupInfo.AllocatedVector), as quantities.
-ResourceVec job_allocated(const Session& ssn, const JobView& job) {
-  ResourceVec sum = ResourceVec::Zero();
-  for (TaskId t : job.tasks) {
-    const model::Task& task = ssn.state.tasks[t];
-    if (model::is_allocated(task.status)) sum += request_quantities(task, std::nullopt);
-  }
-  return sum;
-}
-
 int sign(bool left_first) { return left_first ? -1 : 1; }
 
 std::string number(double v) { return go_json_number(v); }
@@ -223,7 +213,7 @@ double share_less_victims(const Session& ssn, const QueueOrderFacts& f, const Jo
                           const std::vector<const JobView*>& victims) {
   if (victims.empty()) return side.share;
   ResourceVec a = side.with;
-  for (const JobView* v : victims) a -= job_allocated(ssn, *v);
+  for (const JobView* v : victims) a -= allocated_quantities(ssn, *v);
   return dominant_share(f.divisor, a);
 }
 

@@ -55,6 +55,13 @@ class JobSolver {
   /// `victim_jobs`: sorted, each once.
   const std::vector<const JobView*>& jobs_to_allocate(const JobView& preemptor,
                                                       const std::vector<JobId>& victim_jobs);
+  /// With unique job names: the victims' jobs and the preemptor as jobs_to_allocate orders them,
+  /// each with how many pending views come before it (JobQueue::push_batch's extras).
+  const std::vector<std::pair<std::size_t, const JobView*>>& own_jobs(
+      const JobView& preemptor, const std::vector<JobId>& victim_jobs);
+  bool is_pending(JobId job) const;
+  /// Takes pending_keys_[p] if not taken yet.
+  void take_pending_keys(std::size_t p);
 
   Session& ssn_;
   std::vector<NodeId> feasible_;
@@ -66,6 +73,11 @@ class JobSolver {
   /// the job without placing it (its pods are then as the solve found them); by view.
   std::vector<JobQueue::JobKeys> pending_keys_;
   std::vector<char> pending_keys_taken_;
+  /// Whether order_queue_ holds this solve's pending views as its batch (JobQueue::set_batch),
+  /// and the job whose view it leaves out (the preemptor).
+  bool batch_set_ = false;
+  JobId batch_skip_;
+  std::vector<std::pair<std::size_t, const JobView*>> own_jobs_;  ///< own_jobs' answer
   /// Full views of the other victim jobs jobs_to_allocate met in this solve, made once each (a
   /// view holds only the job's pod list and its shared memo, which the scenarios do not change);
   /// a deque, so the queues may borrow them.

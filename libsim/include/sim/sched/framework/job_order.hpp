@@ -23,6 +23,10 @@ ResourceVec request_quantities(const model::Task& task, std::optional<std::int64
 /// GetTasksToAllocateInitResourceVector as quantities: the view's next pods' requests.
 ResourceVec tasks_to_allocate_quantities(const Session& ssn, const JobView& job);
 
+/// PodGroupInfo.AllocatedVector as quantities: the requests of the view's allocated pods, GPU
+/// memory not converted.
+ResourceVec allocated_quantities(const Session& ssn, const JobView& job);
+
 /// The view's memo (made if it has none), emptied of its answers unless it still holds: same
 /// session, tree and pods, each pod in the status it had.
 AllocationMemo& current_allocation_memo(const Session& ssn, const JobView& job);

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <span>
+#include <utility>
 #include <vector>
 
 #include "sim/core/go_heap.hpp"
@@ -58,20 +60,44 @@ class JobQueue {
   /// keys_at_push(); Debug builds compare them with keys taken now.
   void push_borrowed(const JobView& view, const JobKeys& keys);
 
+  /// Whether set_batch may be used: keys taken at push, jobs in a total order (unique names), not
+  /// in victim mode.
+  bool batchable() const;
+  /// The jobs every use of this queue starts with (the solver's pending jobs of one solve, which
+  /// each of its scenarios queues), in push order, with their keys; the view of `skip` is left
+  /// out (the solver queues its own view of that job). `views` and `keys` must stay alive and
+  /// unchanged until the next set_batch. Only when batchable().
+  void set_batch(std::span<const JobView> views, std::span<const JobKeys> keys, JobId skip);
+  /// Right after reset(): pushes the batch's jobs and, in their places, `extras`, each with how
+  /// many of the batch's views come before it, in push order. The queue is then as if each had
+  /// been pushed with push_borrowed, but the batch costs the time of its leaves, not of its jobs:
+  /// only a leaf's first job is compared, when the leaf is linked, and a leaf's jobs are sorted
+  /// once per batch.
+  void push_batch(std::span<const std::pair<std::size_t, const JobView*>> extras);
+
  private:
   struct Node;
+  struct Batch;
   using NodePtr = Node*;
   void link_ancestors(Node* child, QueueId queue);
-  Node* traverse_to_leaf(GoHeap<NodePtr>& heap);
+  /// `heap`: `owner`'s children, or the roots (no owner).
+  Node* traverse_to_leaf(GoHeap<NodePtr>& heap, Node* owner);
   void handle_pop_from(Node* node);
   static void mark_for_reorder(Node* node);
+  /// Changes the version of `node` and its ancestors: what is under them may have changed.
+  static void touch(Node* node);
   bool node_less(Node* l, Node* r);
   const QueueOrderKey& order_key(Node& node, const JobView* job);
+  /// order_key of the node's head job (best_pending), found only when it may have changed.
+  const QueueOrderKey& key_of(Node& node);
   void best_job(Node* node, const JobView*& pending, std::vector<const JobView*>& victims);
   /// best_job outside victim mode, without the victims' list.
   const JobView* best_pending(Node* node);
   Node& new_node(QueueId queue, bool leaf);
   bool job_less(std::size_t a, std::size_t b) const;
+  /// A job in the heaps: an index into views_, or a batch view's with kBatchHandle set.
+  const JobView* view_at(std::size_t handle) const;
+  const JobKeys& keys_at(std::size_t handle) const;
   void push_borrowed(const JobView& view, const JobKeys* keys);
 
   Session& ssn_;
@@ -86,6 +112,9 @@ class JobQueue {
   std::vector<Node*> nodes_;     // by queue index: the queue's live node, or nullptr
   std::vector<std::vector<std::size_t>> popped_;       // by queue index (victim mode)
   std::vector<const JobView*> scratch_l_, scratch_r_;  // node_less's victim lists
+  std::unique_ptr<Batch> batch_;                       // set_batch's jobs, by leaf
+  bool batch_in_use_ = false;  // pushed with push_batch since the last reset
+  std::size_t clock_ = 0;      // push_batch: how many of the batch's views are pushed
 };
 
 }  // namespace sim::sched

@@ -15,11 +15,11 @@
 
 namespace sim::sched {
 
-/// What the job orders worked out for a view (tasks_to_allocate_quantities in job_order.hpp,
-/// min_available_state in gang.hpp), keyed by everything they read that can change within a
-/// session: the view's pods and tree, and each pod's status. The job orders ask at every heap
-/// comparison, mostly of views that have not changed. The views that share a memo (copies of one
-/// view, full views of one job) hold the same pods.
+/// What the job orders worked out for a view (tasks_to_allocate_quantities and
+/// allocated_quantities in job_order.hpp, min_available_state in gang.hpp), keyed by everything
+/// they read that can change within a session: the view's pods and tree, and each pod's status. The
+/// job orders ask at every heap comparison, mostly of views that have not changed. The views that
+/// share a memo (copies of one view, full views of one job) hold the same pods.
 struct AllocationMemo {
   const void* session = nullptr;
   const model::SubGroupTree* groups = nullptr;
@@ -30,6 +30,7 @@ struct AllocationMemo {
   std::uint64_t epoch = 0;
   /// The answers for that key, each worked out when first asked for.
   std::optional<ResourceVec> quantities;
+  std::optional<ResourceVec> allocated;
   std::optional<int> min_state;
 };
 
