@@ -93,24 +93,29 @@ AllocationMemo& current_allocation_memo(const Session& ssn, const JobView& job) 
   return memo;
 }
 
-ResourceVec tasks_to_allocate_quantities(const Session& ssn, const JobView& job) {
-  AllocationMemo& memo = current_allocation_memo(ssn, job);
-  if (!memo.quantities) {
-    memo.quantities = plain_tasks_to_allocate_quantities(ssn, job);
+namespace {
+
+// The memo's answer in `slot`, worked out from the pods when first asked for; Debug builds work
+// it out again at every ask.
+ResourceVec kept(std::optional<ResourceVec>& slot, const Session& ssn, const JobView& job,
+                 ResourceVec (*plain)(const Session&, const JobView&)) {
+  if (!slot) {
+    slot = plain(ssn, job);
   } else {
-    SIM_ASSERT((*memo.quantities == plain_tasks_to_allocate_quantities(ssn, job)).all());
+    SIM_ASSERT((*slot == plain(ssn, job)).all());
   }
-  return *memo.quantities;
+  return *slot;
+}
+
+}  // namespace
+
+ResourceVec tasks_to_allocate_quantities(const Session& ssn, const JobView& job) {
+  return kept(current_allocation_memo(ssn, job).quantities, ssn, job,
+              plain_tasks_to_allocate_quantities);
 }
 
 ResourceVec allocated_quantities(const Session& ssn, const JobView& job) {
-  AllocationMemo& memo = current_allocation_memo(ssn, job);
-  if (!memo.allocated) {
-    memo.allocated = plain_allocated_quantities(ssn, job);
-  } else {
-    SIM_ASSERT((*memo.allocated == plain_allocated_quantities(ssn, job)).all());
-  }
-  return *memo.allocated;
+  return kept(current_allocation_memo(ssn, job).allocated, ssn, job, plain_allocated_quantities);
 }
 
 }  // namespace sim::sched

@@ -43,7 +43,7 @@ struct JobQueue::Node {
   QueueId queue;
   bool leaf = false;
   bool needs_reorder = false;
-  std::uint64_t version = 0;  // changed whenever the jobs under the node or their order may have
+  std::uint64_t version = 0;  // bumped by every push, pop and reorder under the node
   Node* parent = nullptr;
   KeyMemo key;                                // not in victim mode
   std::unique_ptr<GoHeap<NodePtr>> children;  // non-leaf
