@@ -58,6 +58,13 @@ std::vector<std::string> drain(sim::sched::Session& ssn, sim::sched::JobQueue& q
   return names;
 }
 
+// Every job's full view, in name order.
+std::vector<sim::sched::JobView> views_by_name(const sim::sched::Session& ssn) {
+  std::vector<sim::sched::JobView> views;
+  for (sim::JobId j : ssn.jobs_by_name()) views.push_back(sim::sched::full_view(ssn, j));
+  return views;
+}
+
 }  // namespace
 
 TEST_CASE("a job queue pops borrowed views in the order of views pushed by value",
@@ -65,8 +72,7 @@ TEST_CASE("a job queue pops borrowed views in the order of views pushed by value
   sim::Diagnostics d;
   sim::model::ClusterState state = sim::io::load_snapshot({{cluster(), "c.yaml"}}, {}, d);
   sim::sched::Session ssn = sim::sched::open_session(state);
-  std::vector<sim::sched::JobView> views;
-  for (sim::JobId j : ssn.jobs_by_name()) views.push_back(sim::sched::full_view(ssn, j));
+  const std::vector<sim::sched::JobView> views = views_by_name(ssn);
   REQUIRE(views.size() == 6);
 
   for (bool victim_mode : {false, true}) {
@@ -103,9 +109,8 @@ TEST_CASE("a batch of jobs pushed at once comes out as the same jobs pushed one 
   sim::Diagnostics d;
   sim::model::ClusterState state = sim::io::load_snapshot({{cluster(), "c.yaml"}}, {}, d);
   sim::sched::Session ssn = sim::sched::open_session(state);
-  std::vector<sim::sched::JobView> all;
-  for (sim::JobId j : ssn.jobs_by_name()) all.push_back(sim::sched::full_view(ssn, j));
-  REQUIRE(all.size() == 6);  // j1 .. j6
+  const std::vector<sim::sched::JobView> all = views_by_name(ssn);
+  REQUIRE(all.size() == 6);
 
   // As the victim solver uses it: the batch is every pending job but a victim's (j5, queued as
   // an extra) and the preemptor's (j3, queued as its own view, also an extra).
@@ -187,8 +192,7 @@ status: {phase: Running}
   sim::sched::Session ssn = sim::sched::open_session(state);
   REQUIRE(ssn.hooks.queue_order_key);
   REQUIRE(ssn.hooks.queue_order_key_tie);
-  std::vector<sim::sched::JobView> views;
-  for (sim::JobId j : ssn.jobs_by_name()) views.push_back(sim::sched::full_view(ssn, j));
+  const std::vector<sim::sched::JobView> views = views_by_name(ssn);
   // Each queue with no head, and with each job as its head (a job of another queue included:
   // an inner queue's head is a job of one of its leaves).
   std::vector<const sim::sched::JobView*> heads = {nullptr};
