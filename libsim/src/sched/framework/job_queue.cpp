@@ -27,9 +27,6 @@ struct KeyMemo {
 
 }  // namespace
 
-// A batch handle: the view's index with the top bit set.
-constexpr std::size_t kBatchHandle = std::size_t{1}
-                                     << (std::numeric_limits<std::size_t>::digits - 1);
 constexpr std::size_t kEveryView = std::numeric_limits<std::size_t>::max();
 
 struct JobQueue::Batch {
@@ -317,7 +314,6 @@ void JobQueue::set_batch(std::span<const JobView> views, std::span<const JobKeys
     leaf.least.push_back(
         leaf.by_push.empty() || job_less(handle, leaf.least.back()) ? handle : leaf.least.back());
     leaf.by_push.push_back(handle);
-    leaf.positions.push_back(p);
   }
   for (BatchLeaf& leaf : b.leaves) b.of_queue[leaf.queue] = &leaf;
 }
@@ -329,7 +325,7 @@ void JobQueue::push_batch(std::span<const std::pair<std::size_t, const JobView*>
   for (std::size_t i = 0;; ++i) {
     const bool more = i < batch_->leaves.size();
     // An extra goes before the batch's view at its place.
-    const std::size_t first = more ? batch_->leaves[i].positions.front() : kEveryView;
+    const std::size_t first = more ? batch_->leaves[i].place(0) : kEveryView;
     for (; e < extras.size() && extras[e].first <= first; ++e) {
       clock_ = extras[e].first;
       push_borrowed(*extras[e].second, nullptr);

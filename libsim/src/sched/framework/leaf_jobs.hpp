@@ -14,15 +14,20 @@
 
 namespace sim::sched {
 
+/// A batch view's handle in JobQueue: its place among the batch's views with the top bit set.
+constexpr std::size_t kBatchHandle = std::size_t{1}
+                                     << (std::numeric_limits<std::size_t>::digits - 1);
+
 /// One leaf's share of a JobQueue batch (JobQueue::set_batch): the handles of its jobs in push
 /// order, the least of each prefix, and (once a use pops the leaf) all of them least first.
 struct BatchLeaf {
-  std::uint32_t queue = 0;             ///< the leaf queue's index
-  std::vector<std::size_t> by_push;    ///< handles, in push order
-  std::vector<std::size_t> positions;  ///< by_push's places among the batch's views
-  std::vector<std::size_t> least;      ///< least[i]: the least of by_push[0..i]
-  std::vector<std::size_t> sorted;     ///< least first; built when first popped
+  std::uint32_t queue = 0;           ///< the leaf queue's index
+  std::vector<std::size_t> by_push;  ///< handles, in push order
+  std::vector<std::size_t> least;    ///< least[i]: the least of by_push[0..i]
+  std::vector<std::size_t> sorted;   ///< least first; built when first popped
   bool sorted_ready = false;
+  /// by_push[i]'s place among the batch's views.
+  std::size_t place(std::size_t i) const { return by_push[i] & ~kBatchHandle; }
 };
 
 // Go's heap, or, when the jobs' order is total (keys taken at push, unique names, not negated),
@@ -100,8 +105,7 @@ class LeafJobs {
  private:
   // How many of the batch's jobs are pushed by now: those placed before the clock.
   std::size_t base_pushed() const {
-    while (base_seen_ < base_->positions.size() && base_->positions[base_seen_] < *clock_)
-      ++base_seen_;
+    while (base_seen_ < base_->by_push.size() && base_->place(base_seen_) < *clock_) ++base_seen_;
     return base_seen_;
   }
 
@@ -135,7 +139,7 @@ class LeafJobs {
   mutable std::size_t scanned_ = 0;     // items_ up to here are folded into least_
   BatchLeaf* base_ = nullptr;           // the batch's jobs of this leaf, if any
   const std::size_t* clock_ = nullptr;  // the queue's: how many batch views are pushed
-  mutable std::size_t base_seen_ = 0;   // base_->positions up to here are before the clock
+  mutable std::size_t base_seen_ = 0;   // base_->by_push up to here is before the clock
   std::size_t base_next_ = 0;           // once sorted: base_->sorted up to here are popped
 };
 
