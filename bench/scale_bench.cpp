@@ -10,6 +10,8 @@
 //   BM_CycleFewPending/N the same cluster with a two-hundredth of its pods pending (700 at 4,000
 //                        nodes): a quieter cluster, with more free GPUs for the victim search to
 //                        offer
+//   BM_CycleNonePending/N the same cluster with every pod running: what a cycle costs when no
+//                        job waits (snapshot, fair share, the actions finding nothing to do)
 //   BM_ReplayDay/N       `kaisim replay` of the generated scenario: that state, then a day of
 //                        arrivals at one cycle a second (86,400 cycles)
 // Counters: pods, decisions (binds, pipelines, evictions of the cycle), bytes_per_pod (heap of
@@ -38,14 +40,14 @@ struct Cluster {
   sim::model::ClusterState state;
 };
 
-// Generated and read once per (nodes, pending pods; 0: the generator's twentieth of the pods).
-const Cluster& cluster(int nodes, int pending_pods) {
+// Generated and read once per (nodes, pending pods; -1: the generator's twentieth of the pods).
+const Cluster& cluster(int nodes, int pending_pods = -1) {
   static std::map<std::pair<int, int>, std::unique_ptr<Cluster>> cache;
   auto& slot = cache[{nodes, pending_pods}];
   if (!slot) {
     sim::api::ClusterGenOptions options;
     options.nodes = nodes;
-    if (pending_pods > 0) options.pending_pods = pending_pods;
+    options.pending_pods = pending_pods;
     slot = std::make_unique<Cluster>();
     slot->files = sim::api::generate_cluster(options);
     sim::Diagnostics d;
@@ -56,7 +58,7 @@ const Cluster& cluster(int nodes, int pending_pods) {
 }
 
 void BM_Ingest(benchmark::State& state) {
-  const Cluster& c = cluster(static_cast<int>(state.range(0)), 0);
+  const Cluster& c = cluster(static_cast<int>(state.range(0)));
   const std::string& json = c.files.files.at("snapshot.json");
   const std::filesystem::path file =
       std::filesystem::temp_directory_path() /
@@ -98,7 +100,7 @@ void run_cycle(benchmark::State& state, const Cluster& c) {
 }
 
 void BM_Cycle(benchmark::State& state) {
-  run_cycle(state, cluster(static_cast<int>(state.range(0)), 0));
+  run_cycle(state, cluster(static_cast<int>(state.range(0))));
 }
 void BM_CyclePending(benchmark::State& state) {
   const int nodes = static_cast<int>(state.range(0));
@@ -109,8 +111,12 @@ void BM_CycleFewPending(benchmark::State& state) {
   run_cycle(state, cluster(nodes, nodes * sim::api::kDefaultPodsPerNode / 200));
 }
 
+void BM_CycleNonePending(benchmark::State& state) {
+  run_cycle(state, cluster(static_cast<int>(state.range(0)), 0));
+}
+
 void BM_ReplayDay(benchmark::State& state) {
-  const Cluster& c = cluster(static_cast<int>(state.range(0)), 0);
+  const Cluster& c = cluster(static_cast<int>(state.range(0)));
   const std::filesystem::path dir = std::filesystem::temp_directory_path() /
                                     ("kaisim-bench-cluster-" + std::to_string(state.range(0)));
   std::filesystem::create_directories(dir);
@@ -161,6 +167,13 @@ BENCHMARK(BM_CycleFewPending)
     ->Arg(100)
     ->Arg(1000)
     ->Arg(4000)
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(1);
+BENCHMARK(BM_CycleNonePending)
+    ->Arg(100)
+    ->Arg(1000)
+    ->Arg(4000)
+    ->Arg(10000)
     ->Unit(benchmark::kMillisecond)
     ->MinTime(1);
 BENCHMARK(BM_ReplayDay)->Arg(100)->Arg(1000)->Unit(benchmark::kSecond)->Iterations(1);
