@@ -1,7 +1,10 @@
 #include "sim/sched/framework/session.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
+#include <cstdint>
+#include <cstring>
 #include <string_view>
 #include <utility>
 
@@ -20,6 +23,29 @@ std::uint64_t first_status_epoch() {
   return (sessions.fetch_add(1, std::memory_order_relaxed) + 1) << 32;
 }
 
+// A job with its name's first 16 bytes as two big-endian words, zero-padded. Where two names
+// differ within those bytes the words order them as the text does; where the words are equal
+// (a name that is a prefix of the other, or longer names alike so far) the text decides.
+struct NamedJob {
+  std::uint64_t head = 0, next = 0;
+  std::string_view name;
+  JobId id;
+
+  static NamedJob of(std::string_view name, JobId id) {
+    std::array<unsigned char, 16> bytes{};
+    std::memcpy(bytes.data(), name.data(), std::min(name.size(), bytes.size()));
+    NamedJob n{.name = name, .id = id};
+    for (std::size_t i = 0; i < 8; ++i) n.head = (n.head << 8) | bytes[i];
+    for (std::size_t i = 8; i < 16; ++i) n.next = (n.next << 8) | bytes[i];
+    return n;
+  }
+  bool operator<(const NamedJob& o) const {
+    if (head != o.head) return head < o.head;
+    if (next != o.next) return next < o.next;
+    return name < o.name;
+  }
+};
+
 }  // namespace
 
 Session::Session(model::ClusterState& cluster, std::vector<std::unique_ptr<Plugin>> plugins)
@@ -33,17 +59,21 @@ Session::Session(model::ClusterState& cluster, std::vector<std::unique_ptr<Plugi
       return state.jobs[a].name < state.jobs[b].name;
     }));
   } else {
-    // Sorted as (name, id) pairs: comparing names then needs no trip into each Job.
-    std::vector<std::pair<std::string_view, JobId>> named;
+    // Sorted with each name's first bytes beside it: comparing names then needs no trip into
+    // each Job, and most comparisons no text. Every comparison answers as the names' would, so
+    // std::sort leaves equal names in the order it always did.
+    std::vector<NamedJob> named;
     named.reserve(state.jobs.size());
     for (std::size_t i = 0; i < state.jobs.size(); ++i) {
       const JobId id(static_cast<JobId::value_type>(i));
-      named.emplace_back(state.jobs[id].name, id);
+      named.push_back(NamedJob::of(state.jobs[id].name, id));
     }
-    std::sort(named.begin(), named.end(),
-              [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::sort(named.begin(), named.end());
     jobs_by_name_.reserve(named.size());
-    for (const auto& [name, id] : named) jobs_by_name_.push_back(id);
+    for (const NamedJob& n : named) jobs_by_name_.push_back(n.id);
+    SIM_ASSERT(std::is_sorted(jobs_by_name_.begin(), jobs_by_name_.end(), [&](JobId a, JobId b) {
+      return state.jobs[a].name < state.jobs[b].name;
+    }));
   }
   // The pods' sums: a caller's that follows the pods from cycle to cycle, else counted now.
   sums_ = state.open_sums ? std::move(*state.open_sums) : count_open_sums(state);
