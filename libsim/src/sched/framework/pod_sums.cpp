@@ -118,21 +118,24 @@ IdVector<QueueId, model::OpenSums::Queue> QueueSums::values() const {
 model::OpenSums count_open_sums(const model::ClusterState& state) {
   model::OpenSums sums;
   sums.capacity = proportion_capacity(state);
+  // The exact sums only when the state asks for them: a snapshot's are KAI's own additions.
+  const bool exact = state.sum_order == model::SumOrder::EXACT;
   QueueSums queues(state.queue_tree);
   for (std::size_t j = 0; j < state.jobs.size(); ++j) {
     const JobId id(static_cast<JobId::value_type>(j));
     const model::Job& job = state.jobs[id];
     bool may_pend = !job.queue.valid(), may_be_stale = false;
     for (TaskId t : job.tasks) {
-      const PodPart part = pod_part(state, state.tasks[t]);
-      may_pend = may_pend || part.pending;
-      may_be_stale = may_be_stale || pod_may_be_stale(job, state.tasks[t]);
-      if (job.queue.valid()) queues.add(job.queue, job.preemptible, part, +1);
+      const model::Task& task = state.tasks[t];
+      may_pend = may_pend || task.status == model::TaskStatus::PENDING;  // PodPart::pending
+      may_be_stale = may_be_stale || pod_may_be_stale(job, task);
+      if (exact && job.queue.valid())
+        queues.add(job.queue, job.preemptible, pod_part(state, task), +1);
     }
     if (may_pend) sums.may_pend.push_back(id);
     if (may_be_stale) sums.may_be_stale.push_back(id);
   }
-  sums.queues = state.sum_order == model::SumOrder::EXACT ? queues.values() : listed_sums(state);
+  sums.queues = exact ? queues.values() : listed_sums(state);
   for (const model::Task& t : state.tasks) {
     sums.any_pod_anti_affinity =
         sums.any_pod_anti_affinity || !t.placement->pod_anti_affinity.empty();
