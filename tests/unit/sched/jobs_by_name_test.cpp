@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu_node_manifest.hpp"
 #include "sim/io/snapshot.hpp"
 #include "sim/sched/cycle.hpp"
 
@@ -12,12 +13,7 @@ namespace {
 
 // One pending one-GPU PodGroup per name, in the order given (which becomes the jobs' ids).
 std::string cluster(const std::vector<std::string>& names) {
-  std::string text = R"(
-apiVersion: v1
-kind: Node
-metadata: {name: n0}
-status: {allocatable: {cpu: "64", memory: 256Gi, pods: "110", nvidia.com/gpu: "8"}}
----
+  std::string text = sim::test::gpu_node_manifest("n0") + R"(
 apiVersion: scheduling.run.ai/v2
 kind: Queue
 metadata: {name: q}

@@ -669,8 +669,9 @@ JobSolver::Probe JobSolver::solve_scenario(const Scenario& sc, std::vector<NodeI
       batch_skip_ = sc.preemptor.id;
     }
     SIM_ASSERT(batch_skip_ == sc.preemptor.id);
-    for (const auto& [before, view] : own_jobs(sc.preemptor, victim_jobs)) note_waiting(view);
-    order.push_batch(own_jobs_);
+    const auto& own = own_jobs(sc.preemptor, victim_jobs);
+    for (const auto& [before, view] : own) note_waiting(view);
+    order.push_batch(own);
   } else {
     const JobView* const pending_begin = pending_views_.data();
     const JobView* const pending_end = pending_begin + pending_views_.size();
